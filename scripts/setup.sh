@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks and prepares the embedded default. Safe to run again: each step
+# checks first and is instant when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# 1. System packages: bubblewrap (local sandboxes), debootstrap (base images), Docker (docker provider),
+#    btrfs-progs (per-container disk quotas for the Docker engine we start).
+need=()
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v debootstrap >/dev/null || need+=(debootstrap)
+command -v dockerd >/dev/null || need+=(docker.io)
+command -v mkfs.btrfs >/dev/null || need+=(btrfs-progs)
+command -v nsenter >/dev/null || need+=(util-linux)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get update -q >/dev/null
+  as_root apt-get install -y -q "${need[@]}" >/dev/null
+fi
+
+# 2. npm packages, when package-lock.json changed since the last install.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# 3. The Docker engine, when none answers. Its data lives on a btrfs loop file so that containers get
+#    real disk quotas (--storage-opt size); overlay2 on ext4 cannot limit a container's writes.
+if ! docker info >/dev/null 2>&1; then
+  state=/var/lib/sandgym-docker
+  as_root mkdir -p "$state/data"
+  if ! mountpoint -q "$state/data"; then
+    [ -f "$state/btrfs.img" ] || { as_root truncate -s 64G "$state/btrfs.img"; as_root mkfs.btrfs -q "$state/btrfs.img"; }
+    as_root mount -o loop "$state/btrfs.img" "$state/data"
+    as_root btrfs quota enable "$state/data"
+  fi
+  log "starting dockerd (data root $state/data, btrfs)"
+  as_root sh -c "nohup dockerd --data-root '$state/data' --storage-driver btrfs >'$state/dockerd.log' 2>&1 &"
+  for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+  docker info >/dev/null 2>&1 || { log "dockerd did not start; see $state/dockerd.log"; exit 1; }
+fi
+
+# 4. Base images (cached by content: instant when already built).
+node bin/sandgym.js images build base

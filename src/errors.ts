@@ -1,0 +1,58 @@
+/**
+ * The one error root of sandgym. Messages say what happened, to what, and what to do:
+ * `sandbox abc123: image "x" not found locally; run "sandgym images build x" or pull it`.
+ *
+ * `isRetryable` tells callers (the rollout engine's retry loop, HTTP clients) whether trying again can
+ * succeed; check kinds with the type guards, never by matching message text.
+ */
+export class SandgymError extends Error {
+  override name = 'SandgymError';
+  readonly isRetryable: boolean;
+
+  constructor(message: string, options: { cause?: unknown; isRetryable?: boolean } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.isRetryable = options.isRetryable ?? false;
+  }
+}
+
+/** Bad configuration or arguments: fix the input, retrying will not help. */
+export class ConfigError extends SandgymError {
+  override name = 'ConfigError';
+}
+
+/** A sandbox is broken, closed, or could not be created. Exec failures are data, not this. */
+export class SandboxError extends SandgymError {
+  override name = 'SandboxError';
+  readonly sandboxId: string | undefined;
+
+  constructor(
+    sandboxId: string | undefined,
+    message: string,
+    options: { cause?: unknown; isRetryable?: boolean } = {},
+  ) {
+    super(sandboxId ? `sandbox ${sandboxId}: ${message}` : message, options);
+    this.sandboxId = sandboxId;
+  }
+}
+
+/** A dataset row or file that does not match the schema. */
+export class DatasetError extends SandgymError {
+  override name = 'DatasetError';
+}
+
+export function isSandgymError(e: unknown): e is SandgymError {
+  return e instanceof SandgymError;
+}
+
+export function isSandboxError(e: unknown): e is SandboxError {
+  return e instanceof SandboxError;
+}
+
+export function isConfigError(e: unknown): e is ConfigError {
+  return e instanceof ConfigError;
+}
+
+/** The message of anything thrown, for logs and observations. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
