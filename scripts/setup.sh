@@ -7,14 +7,16 @@ cd "$(dirname "$0")/.."
 log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# 1. System packages: bubblewrap (local sandboxes), debootstrap (base images), Docker (docker provider),
-#    btrfs-progs (per-container disk quotas for the Docker engine we start).
+# 1. System packages: bubblewrap and catatonit (local sandboxes: isolation, and a pid-1 that reaps and
+#    survives `kill -9 -1`), debootstrap (base images), Docker (docker provider), btrfs-progs (per-container
+#    disk quotas for the Docker engine we start).
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v dockerd >/dev/null || need+=(docker.io)
 command -v mkfs.btrfs >/dev/null || need+=(btrfs-progs)
 command -v nsenter >/dev/null || need+=(util-linux)
+command -v catatonit >/dev/null || need+=(catatonit)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -34,7 +36,7 @@ if ! docker info >/dev/null 2>&1; then
   state=/var/lib/sandgym-docker
   as_root mkdir -p "$state/data"
   if ! mountpoint -q "$state/data"; then
-    [ -f "$state/btrfs.img" ] || { as_root truncate -s 64G "$state/btrfs.img"; as_root mkfs.btrfs -q "$state/btrfs.img"; }
+    [ -f "$state/btrfs.img" ] || { as_root truncate -s 64G "$state/btrfs.img"; as_root mkfs.btrfs -q "$state/btrfs.img" >/dev/null; }
     as_root mount -o loop "$state/btrfs.img" "$state/data"
     as_root btrfs quota enable "$state/data"
   fi

@@ -16,7 +16,9 @@ try {
   if (isSandgymError(e)) {
     process.stderr.write(`sandgym: ${e.message}\n`);
   } else {
-    process.stderr.write(`sandgym: unexpected error\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.stderr.write(
+      `sandgym: unexpected error\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    );
   }
   process.exitCode = 1;
 }

@@ -46,7 +46,9 @@ export function applyOverride(tree: Record<string, unknown>, o: Override): void 
     const where = o.path.slice(0, i + 1).join('.');
     if (!(seg in node) && !o.add) {
       const known = Object.keys(node).sort().join(', ');
-      throw new ConfigError(`override "${o.path.join('.')}": unknown key "${where}" (known: ${known}); use +${o.path.join('.')}=… to add a new key`);
+      throw new ConfigError(
+        `override "${o.path.join('.')}": unknown key "${where}" (known: ${known}); use +${o.path.join('.')}=… to add a new key`,
+      );
     }
     if (last) {
       node[seg] = o.value;

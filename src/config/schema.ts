@@ -12,7 +12,7 @@ const limits = z
     pids: z.number().int().positive().default(512).describe('Processes and threads alive at once.'),
     cpus: z.number().positive().default(1).describe('CPU cores worth of time.'),
     disk_mb: z.number().int().positive().default(4096).describe('Bytes the sandbox may write, MiB.'),
-    output_kb: z.number().int().positive().default(1024).describe('Default cap on one exec\'s output, KiB.'),
+    output_kb: z.number().int().positive().default(1024).describe("Default cap on one exec's output, KiB."),
   })
   .strict();
 
@@ -24,9 +24,20 @@ export const sandboxSchema = z
     limits: limits.default(limits.parse({})),
     e2b: z
       .object({
-        domain: z.string().default('e2b.app').describe('E2B domain; AGS: <region>.tencentags.com (env E2B_DOMAIN).'),
-        api_url: z.string().nullable().default(null).describe('Lifecycle API URL (default https://api.<domain>).'),
-        sandbox_url: z.string().nullable().default(null).describe('In-sandbox API URL override (self-hosted).'),
+        domain: z
+          .string()
+          .default('e2b.app')
+          .describe('E2B domain; AGS: <region>.tencentags.com (env E2B_DOMAIN).'),
+        api_url: z
+          .string()
+          .nullable()
+          .default(null)
+          .describe('Lifecycle API URL (default https://api.<domain>).'),
+        sandbox_url: z
+          .string()
+          .nullable()
+          .default(null)
+          .describe('In-sandbox API URL override (self-hosted).'),
         template_map: z.string().nullable().default(null).describe('JSON file mapping image → template.'),
       })
       .strict()

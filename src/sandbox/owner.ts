@@ -86,7 +86,9 @@ export function isOrphan(
   nowMs = Date.now(),
 ): boolean {
   const expired =
-    labels.createdAtMs !== undefined && labels.ttlMs !== undefined && nowMs > labels.createdAtMs + labels.ttlMs;
+    labels.createdAtMs !== undefined &&
+    labels.ttlMs !== undefined &&
+    nowMs > labels.createdAtMs + labels.ttlMs;
   if (expired) return true;
   return labels.run === undefined || runLiveness(labels.run) === 'dead';
 }
