@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.ts';
+import { checkConfig } from './checks.ts';
 import { applyOverride, deepMerge, parseOverride } from './overrides.ts';
 import { type Config, configSchema } from './schema.ts';
 
@@ -35,8 +36,8 @@ export function readYamlFile(path: string): Record<string, unknown> {
 }
 
 /**
- * Defaults, then each YAML file in order, then dotted overrides; validated as a whole so cross-field
- * problems are reported together, before anything starts.
+ * Defaults, then each YAML file in order, then dotted overrides; validated as a whole (schema, then the
+ * cross-field checks) so problems are reported together, before anything starts.
  */
 export function loadConfig(files: readonly string[] = [], overrides: readonly string[] = []): Config {
   let tree = configSchema.parse({}) as unknown as Record<string, unknown>;
@@ -46,5 +47,6 @@ export function loadConfig(files: readonly string[] = [], overrides: readonly st
   if (!parsed.success) {
     throw new ConfigError(`invalid config:\n${formatIssues(parsed.error)}`);
   }
+  checkConfig(parsed.data);
   return parsed.data;
 }

@@ -21,7 +21,10 @@ describe('parseOverride', () => {
 
   it('rejects malformed overrides with the override in the message', () => {
     for (const bad of ['novalue', '=3', 'a..b=1']) {
-      assert.throws(() => parseOverride(bad), (e: unknown) => isConfigError(e) && e.message.includes(bad));
+      assert.throws(
+        () => parseOverride(bad),
+        (e: unknown) => isConfigError(e) && e.message.includes(bad),
+      );
     }
   });
 });
@@ -33,7 +36,8 @@ describe('applyOverride', () => {
     assert.deepEqual(tree, { rollout: { n: 8, temperature: 1 } });
     assert.throws(
       () => applyOverride(tree, parseOverride('rollout.m=8')),
-      (e: unknown) => isConfigError(e) && /unknown key "rollout.m".*known: n, temperature.*\+rollout\.m/.test(e.message),
+      (e: unknown) =>
+        isConfigError(e) && /unknown key "rollout.m".*known: n, temperature.*\+rollout\.m/.test(e.message),
     );
   });
 

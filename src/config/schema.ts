@@ -1,55 +1,250 @@
 import { z } from 'zod';
 
 /**
- * The one config schema. Keys are snake_case as the seeds write them (`rollout.n`, `algorithm.adv_estimator`);
- * unknown keys are rejected; every field says what it is. `configs/defaults.yaml` is generated from this file
- * (`npm run gen:defaults`) and CI checks that it is current.
+ * The one config schema. Keys are snake_case as the seeds write them (`rollout.n`, `algorithm.adv_estimator`,
+ * `actor.clip_ratio_high`); unknown keys are rejected; every field says what it is. Cross-field checks run
+ * before anything starts (`checkConfig`). `configs/defaults.yaml` is generated from this file
+ * (`npm run gen:defaults`) and a test checks that it is current.
  */
 
-const limits = z
-  .object({
-    memory_mb: z.number().int().positive().default(2048).describe('Memory of all processes together, MiB.'),
-    pids: z.number().int().positive().default(512).describe('Processes and threads alive at once.'),
-    cpus: z.number().positive().default(1).describe('CPU cores worth of time.'),
-    disk_mb: z.number().int().positive().default(4096).describe('Bytes the sandbox may write, MiB.'),
-    output_kb: z.number().int().positive().default(1024).describe("Default cap on one exec's output, KiB."),
-  })
-  .strict();
+/** A strict object whose every field has a default, so an absent section parses to the defaults. */
+function section<T extends z.ZodRawShape>(shape: T) {
+  return z.object(shape).strict().prefault({} as never);
+}
 
-export const sandboxSchema = z
-  .object({
-    provider: z.enum(['local', 'docker', 'e2b']).default('local').describe('Where sandboxes run.'),
-    ttl_s: z.number().int().positive().default(3600).describe('Lifetime after which gc removes a sandbox.'),
-    network: z.boolean().default(false).describe('Give sandboxes network access (off: loopback only).'),
-    limits: limits.default(limits.parse({})),
-    e2b: z
-      .object({
-        domain: z
-          .string()
-          .default('e2b.app')
-          .describe('E2B domain; AGS: <region>.tencentags.com (env E2B_DOMAIN).'),
-        api_url: z
-          .string()
-          .nullable()
-          .default(null)
-          .describe('Lifecycle API URL (default https://api.<domain>).'),
-        sandbox_url: z
-          .string()
-          .nullable()
-          .default(null)
-          .describe('In-sandbox API URL override (self-hosted).'),
-        template_map: z.string().nullable().default(null).describe('JSON file mapping image → template.'),
-      })
-      .strict()
-      .default({ domain: 'e2b.app', api_url: null, sandbox_url: null, template_map: null }),
-  })
-  .strict();
+const limits = section({
+  memory_mb: z.number().int().positive().default(2048).describe('Memory of all processes together, MiB.'),
+  pids: z.number().int().positive().default(512).describe('Processes and threads alive at once.'),
+  cpus: z.number().positive().default(1).describe('CPU cores worth of time.'),
+  disk_mb: z.number().int().positive().default(4096).describe('Bytes the sandbox may write, MiB.'),
+  output_kb: z.number().int().positive().default(1024).describe("Default cap on one exec's output, KiB."),
+});
+
+const sandbox = section({
+  provider: z.enum(['local', 'docker', 'e2b']).default('local').describe('Where sandboxes run.'),
+  ttl_s: z.number().int().positive().default(3600).describe('Lifetime after which gc removes a sandbox.'),
+  network: z.boolean().default(false).describe('Give sandboxes network access (off: loopback only).'),
+  limits,
+  e2b: section({
+    domain: z
+      .string()
+      .default('e2b.app')
+      .describe('E2B domain; AGS: <region>.tencentags.com (env E2B_DOMAIN).'),
+    api_url: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe('Lifecycle API URL (default https://api.<domain>).'),
+    sandbox_url: z.string().nullable().default(null).describe('In-sandbox API URL (self-hosted servers).'),
+    template_map: z.string().nullable().default(null).describe('JSON file mapping docker image → template.'),
+  }),
+});
+
+const data = section({
+  train_files: z
+    .array(z.string())
+    .default(['bundled:swe'])
+    .describe('Datasets: JSONL/Parquet files or dirs, `bundled:<name>`, or `hf:<org>/<name>[@split]`.'),
+  val_files: z.array(z.string()).default([]).describe('Held-out datasets for validation (resolved rate).'),
+  skip_invalid: z
+    .boolean()
+    .default(false)
+    .describe('Skip rows that fail the schema (reported) instead of stopping.'),
+  max_prompt_length: z.number().int().positive().default(4096).describe('Tokens of the first prompt.'),
+  max_response_length: z
+    .number()
+    .int()
+    .positive()
+    .default(16384)
+    .describe('Tokens after the first prompt: model turns plus observations.'),
+  train_batch_size: z.number().int().positive().default(8).describe('Tasks per training step.'),
+  shuffle: z.boolean().default(true).describe('Shuffle tasks each epoch (seeded by trainer.seed).'),
+});
+
+const env = section({
+  tools: z
+    .array(z.string())
+    .default(['file_editor', 'search', 'execute_bash', 'finish'])
+    .describe('Tools the agent gets: file_editor, search, execute_bash, pdb, finish.'),
+  step_timeout_s: z.number().positive().default(90).describe('Deadline of one tool call.'),
+  reward_timeout_s: z.number().positive().default(300).describe('Deadline of grading, after the episode.'),
+  max_observation_chars: z
+    .number()
+    .int()
+    .positive()
+    .default(10_000)
+    .describe('Observations are cut beyond this.'),
+  scrub_git_history: z.boolean().default(true).describe('Remove refs and objects after the base commit.'),
+});
+
+const agent = section({
+  max_steps: z.number().int().positive().default(40).describe('Model turns per episode.'),
+  max_tokens_per_turn: z.number().int().positive().default(4096).describe('Completion tokens of one turn.'),
+  trajectory_timeout_s: z
+    .number()
+    .positive()
+    .default(1800)
+    .describe('Wall clock of one episode (not grading).'),
+  tool_call_format: z
+    .enum(['function_calling', 'xml'])
+    .default('function_calling')
+    .describe('How tools reach the model: OpenAI tool calls, or <function=…> text in the reply.'),
+  prompt: z.string().default('swe').describe('Prompt templates: swe, debug, micro, or a YAML file path.'),
+});
+
+const llm = section({
+  backend: z
+    .enum(['openai', 'tokens', 'engine', 'policy'])
+    .default('policy')
+    .describe(
+      'openai: chat API; tokens: /v1/completions with local templating; engine: the trainer; policy: built-in.',
+    ),
+  policy: z
+    .enum(['oracle', 'noop', 'malformed'])
+    .default('oracle')
+    .describe('Built-in policy when backend=policy.'),
+  base_url: z
+    .string()
+    .default('http://127.0.0.1:8000/v1')
+    .describe('OpenAI-compatible server (env OPENAI_BASE_URL).'),
+  api_key: z.string().nullable().default(null).describe('API key (env OPENAI_API_KEY).'),
+  model: z.string().default('default').describe('Model name sent to the server.'),
+  tokenizer: z.string().nullable().default(null).describe('Model dir with tokenizer.json (backend=tokens).'),
+  temperature: z.number().min(0).default(1).describe('Sampling temperature.'),
+  top_p: z.number().gt(0).max(1).default(1).describe('Nucleus sampling.'),
+  request_timeout_s: z.number().positive().default(600).describe('Deadline of one request.'),
+  max_retries: z.number().int().min(0).default(5).describe('Retries of 408/429/5xx and network errors.'),
+});
+
+const compactFiltering = section({
+  enable: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Mask (not zero-score) episodes ended by the reasons below. Infrastructure errors are always masked.',
+    ),
+  mask_max_response_length_exceeded: z.boolean().default(true).describe('Token budget ran out.'),
+  mask_max_turns_exceeded: z.boolean().default(true).describe('max_steps reached.'),
+  mask_timeout: z.boolean().default(true).describe('Wall clock ran out.'),
+});
+
+const rollout = section({
+  n: z.number().int().positive().default(8).describe('Samples per task (the group of GRPO/RLOO).'),
+  n_parallel: z.number().int().positive().default(16).describe('Episodes running at once.'),
+  create_concurrency: z.number().int().positive().default(8).describe('Sandbox creations at once.'),
+  fork: z.boolean().default(true).describe('Prepare each task once, then fork(n) its group.'),
+  warm_pool: z.number().int().min(0).default(2).describe('Ready sandboxes kept per image.'),
+  retry_limit: z
+    .number()
+    .int()
+    .min(0)
+    .default(2)
+    .describe('Retries of an episode after an infrastructure fault.'),
+  compact_filtering: compactFiltering,
+});
+
+const algorithm = section({
+  adv_estimator: z
+    .string()
+    .default('grpo')
+    .describe('grpo, rloo, reinforce, reinforce_plus_plus, reinforce_plus_plus_baseline, gae.'),
+  norm_adv_by_std_in_grpo: z.boolean().default(true).describe('false = Dr.GRPO (no std normalization).'),
+  gamma: z.number().min(0).max(1).default(1).describe('Discount.'),
+  lam: z.number().min(0).max(1).default(1).describe('GAE lambda.'),
+  use_kl_in_reward: z.boolean().default(false).describe('Subtract beta·KL from token rewards.'),
+  kl_penalty: z
+    .string()
+    .default('kl')
+    .describe('KL estimator in the reward: kl(k1), abs, mse(k2), low_var_kl(k3).'),
+  kl_ctrl: section({
+    type: z.enum(['fixed', 'adaptive']).default('fixed'),
+    kl_coef: z.number().min(0).default(0.001),
+    target_kl: z.number().positive().default(0.1),
+    horizon: z.number().positive().default(10000),
+  }),
+  rollout_correction: section({
+    tis_mode: z
+      .enum(['none', 'token', 'sequence'])
+      .default('none')
+      .describe('Truncated IS between sampler and trainer.'),
+    tis_cap: z.number().positive().default(2).describe('Cap of the IS weight.'),
+  }),
+});
+
+const actor = section({
+  loss_fn: z
+    .enum(['ppo', 'importance_sampling', 'cispo'])
+    .default('ppo')
+    .describe('Policy loss (Tinker names): ppo (clipped), importance_sampling, cispo.'),
+  clip_ratio_low: z.number().min(0).default(0.2).describe('PPO: ratio ≥ 1 − clip_ratio_low.'),
+  clip_ratio_high: z
+    .number()
+    .min(0)
+    .default(0.28)
+    .describe('PPO: ratio ≤ 1 + clip_ratio_high (DAPO clip-higher).'),
+  clip_ratio_c: z.number().gt(1).default(3).describe('Dual-clip bound for negative advantages.'),
+  loss_agg_mode: z
+    .enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'])
+    .default('seq-mean-token-sum'),
+  use_kl_loss: z.boolean().default(false).describe('Add kl_loss_coef·KL(π‖π_ref) to the loss.'),
+  kl_loss_coef: z.number().min(0).default(0.001),
+  kl_loss_type: z.string().default('low_var_kl'),
+  lr: z.number().positive().default(1e-6).describe('Adam learning rate.'),
+  weight_decay: z.number().min(0).default(0).describe('Decoupled weight decay.'),
+  grad_clip: z.number().min(0).default(1).describe('Global gradient-norm clip (0 = off).'),
+  ppo_epochs: z.number().int().positive().default(1).describe('Passes over each batch.'),
+  ppo_max_token_len_per_gpu: z
+    .number()
+    .int()
+    .positive()
+    .default(32768)
+    .describe('Tokens per micro-batch per GPU.'),
+});
+
+const trainer = section({
+  engine: z.enum(['reference', 'tinker']).default('reference').describe('Training engine.'),
+  project_name: z.string().default('sandgym'),
+  experiment_name: z.string().default('default'),
+  default_local_dir: z.string().default('runs').describe('Runs are written to <dir>/<experiment_name>.'),
+  total_epochs: z.number().int().positive().default(1),
+  total_training_steps: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('Stop after this many steps.'),
+  save_freq: z.number().int().min(0).default(5).describe('Checkpoint every K steps (0 = only at the end).'),
+  test_freq: z.number().int().min(0).default(5).describe('Validate every K steps (0 = never).'),
+  val_before_train: z.boolean().default(true),
+  resume_mode: z
+    .enum(['auto', 'disable', 'must'])
+    .default('auto')
+    .describe('Resume from the latest checkpoint.'),
+  n_gpus_per_node: z.number().int().positive().default(1),
+  nnodes: z.number().int().positive().default(1),
+  seed: z.number().int().default(1),
+  logger: z.array(z.enum(['console', 'jsonl', 'mlflow'])).default(['console', 'jsonl']),
+});
+
+const engine = section({
+  reference: section({
+    n_layers: z.number().int().positive().default(2),
+    d_model: z.number().int().positive().default(128),
+    n_heads: z.number().int().positive().default(4),
+    context: z.number().int().positive().default(1024),
+  }),
+  tinker: section({
+    base_url: z.string().default('http://127.0.0.1:8000').describe('Tinker API (env TINKER_BASE_URL).'),
+    api_key: z.string().nullable().default(null).describe('env TINKER_API_KEY.'),
+    base_model: z.string().default('reference-tiny'),
+    lora_rank: z.number().int().positive().default(32),
+  }),
+});
 
 export const configSchema = z
-  .object({
-    sandbox: sandboxSchema.default(sandboxSchema.parse({})),
-  })
+  .object({ sandbox, data, env, agent, llm, rollout, algorithm, actor, trainer, engine })
   .strict();
 
 export type Config = z.infer<typeof configSchema>;
-export type SandboxConfig = z.infer<typeof sandboxSchema>;
+export type SandboxConfig = Config['sandbox'];
