@@ -57,3 +57,33 @@ export interface EpisodeBudget {
 }
 
 export type { ChatMessage, SampleResult };
+
+/** The trajectory file format's version; bump on any incompatible change. */
+export const TRAJECTORY_FORMAT = 'sandgym.trajectory/1';
+
+/**
+ * One finished episode as it is stored (one JSON line each) and trained on. It describes itself: format,
+ * sandgym version, task, sample index within its group, policy/model, termination, reward and every turn's
+ * tokens as sampled.
+ */
+export interface Trajectory {
+  format: typeof TRAJECTORY_FORMAT;
+  sandgymVersion: string;
+  /** The store key: one trajectory per (taskId, sample). */
+  taskId: string;
+  /** Index within the task's group of `rollout.n` samples. */
+  sample: number;
+  /** Which policy or model produced it (e.g. `oracle`, `Qwen/Qwen3-8B`). */
+  policy: string;
+  termination: TerminationReason;
+  detail?: string;
+  /** 1 resolved, 0 not; null when the episode is masked (error, or grading failed for infrastructure). */
+  reward: number | null;
+  /** The grader's verdict, kept raw: status, reason, FAIL_TO_PASS / PASS_TO_PASS results. */
+  grade?: unknown;
+  /** The agent's diff against the base commit. */
+  patch: string;
+  messages: ChatMessage[];
+  turns: TurnRecord[];
+  timing: { startedAt: string; episodeMs: number; prepareMs: number; gradeMs: number };
+}
