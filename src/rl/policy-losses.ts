@@ -79,7 +79,12 @@ export function computePolicyLoss(
         weight: at(input.weights_B_T, b, t, 1),
       };
       if (!Number.isFinite(x.logprob + x.oldLogprob + x.advantage + x.weight)) {
-        throw new ConfigError(`${what}: token [${b}][${t}] has a non-finite input ${JSON.stringify(x)}`);
+        const values = Object.entries(x)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ');
+        throw new ConfigError(
+          `${what}: token [${b}][${t}] has a non-finite input (${values}); check the rollout data`,
+        );
       }
       const token = kernel.token(x, resolved);
       const isWeight = at(input.rolloutIsWeights_B_T, b, t, 1);
