@@ -25,6 +25,7 @@ export {
   type ScriptedPolicy,
   type ScriptedReply,
   type ScriptedRequest,
+  samplerPolicy,
   sequencePolicy,
 } from './scripted-policy.ts';
 export type { ScriptedTokenizer } from './scripted-replies.ts';

@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { isConfigError } from '../errors.ts';
 import { isLlmApiError, type LlmApiError } from './llm-api-error.ts';
 import { OpenAIChatSampler, type OpenAIChatSamplerOptions } from './openai-chat.ts';
-import { type ScriptedFault, type ScriptedReply, sequencePolicy } from './scripted-policy.ts';
+import { type ScriptedFault, type ScriptedReply, samplerPolicy, sequencePolicy } from './scripted-policy.ts';
 import { ScriptedServer } from './scripted-server.ts';
-import type { SampleRequest, ToolSpec } from './types.ts';
+import type { SampleRequest, Sampler, ToolSpec } from './types.ts';
 
 const fast = { maxRetries: 3, initialDelayMs: 1, maxDelayMs: 5000 };
 
@@ -317,5 +317,47 @@ describe('OpenAIChatSampler', () => {
     const { sampler, done } = await setup([{ content: 'x' }]);
     await done();
     assert.equal(sampler.session(), sampler);
+  });
+
+  it('reaches a policy written as a Sampler through real HTTP, malformed calls included', async () => {
+    const seen: SampleRequest[] = [];
+    const policy: Sampler = {
+      session: () => policy,
+      sample: async (req) => {
+        seen.push(req);
+        const call = {
+          id: 'call_bad',
+          type: 'function' as const,
+          function: { name: 'file_editor', arguments: '{"command": ' },
+        };
+        return {
+          message: { role: 'assistant', content: '', tool_calls: [call] },
+          finishReason: 'tool_calls',
+          rawFinishReason: 'tool_calls',
+          usage: { promptTokens: 0, completionTokens: 0 },
+          latencyMs: 0,
+        };
+      },
+    };
+    const server = await ScriptedServer.start({ policy: samplerPolicy(policy) });
+    try {
+      const sampler = new OpenAIChatSampler({
+        baseUrl: server.baseUrl,
+        model: 'scripted',
+        stream: true,
+        retry: fast,
+      });
+      const result = await sampler.sample(request);
+      assert.deepEqual(seen[0]?.messages, request.messages);
+      assert.deepEqual(seen[0]?.tools, [bashTool]);
+      assert.equal(seen[0]?.maxTokens, 64);
+      assert.deepEqual(result.message.tool_calls?.[0]?.function, {
+        name: 'file_editor',
+        arguments: '{"command": ',
+      });
+      assert.equal(result.finishReason, 'tool_calls');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.ts';
-import type { ChatMessage, ToolSpec } from './types.ts';
+import type { ChatMessage, Sampler, ToolSpec } from './types.ts';
 
 /** A request as the scripted server hands it to a policy. `body` is the JSON as it arrived. */
 export type ScriptedRequest =
@@ -71,4 +71,39 @@ export function isScriptedFault(x: ScriptedReply | ScriptedFault): x is Scripted
 export function sequencePolicy(steps: readonly (ScriptedReply | ScriptedFault)[]): ScriptedPolicy {
   if (steps.length === 0) throw new ConfigError('sequencePolicy: give at least one reply or fault');
   return (_request, callIndex) => steps[Math.min(callIndex, steps.length - 1)]!;
+}
+
+/**
+ * Plays a `Sampler` behind the chat endpoint: the agent's built-in policies (oracle, noop, malformed)
+ * then reach the loop through real HTTP. Completion requests are refused: a sampler needs messages,
+ * and a token prompt does not give them back.
+ */
+export function samplerPolicy(sampler: Sampler): ScriptedPolicy {
+  return async (request) => {
+    if (request.endpoint !== 'chat') {
+      return {
+        fault: 'http-error',
+        status: 400,
+        message: 'this scripted policy answers /v1/chat/completions only',
+      };
+    }
+    const result = await sampler.sample({
+      messages: request.messages,
+      ...(request.tools.length ? { tools: request.tools } : {}),
+      ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+    });
+    return {
+      content: result.message.content,
+      ...(result.message.tool_calls?.length
+        ? {
+            toolCalls: result.message.tool_calls.map((c) => ({
+              id: c.id,
+              name: c.function.name,
+              arguments: c.function.arguments,
+            })),
+          }
+        : {}),
+      ...(result.rawFinishReason !== undefined ? { finishReason: result.rawFinishReason } : {}),
+    };
+  };
 }

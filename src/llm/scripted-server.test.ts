@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadChatTemplate } from './load-chat-template.ts';
 import { parseSseData } from './parse-sse.ts';
-import { sequencePolicy } from './scripted-policy.ts';
+import { samplerPolicy, sequencePolicy } from './scripted-policy.ts';
 import { ScriptedServer } from './scripted-server.ts';
 
 const TINY_CHATML = new URL('./fixtures/tiny-chatml/', import.meta.url).pathname;
@@ -140,5 +140,17 @@ describe('ScriptedServer', () => {
     while (server.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
     await server.close();
     assert.equal(await hanging, 'cut');
+  });
+
+  it('refuses token prompts for a policy that plays a Sampler', async () => {
+    const never = { session: () => never, sample: () => assert.fail('not for completions') };
+    const server = await ScriptedServer.start({ policy: samplerPolicy(never) });
+    try {
+      const res = await post(`${server.baseUrl}/completions`, { prompt: [1, 2] });
+      assert.equal(res.status, 400);
+      assert.match(res.text, /answers \/v1\/chat\/completions only/);
+    } finally {
+      await server.close();
+    }
   });
 });
