@@ -85,10 +85,10 @@ describe('runAgentLoop', () => {
       .filter((m) => m.role !== 'assistant')
       .map((m) => m.content);
     assert.match(observations[0]!, /No tool call found/);
-    assert.match(observations[1]!, /not closed with <\/function>/);
+    assert.match(observations[1]!, /could not be read/);
     assert.match(observations[2]!, /not valid JSON/);
     assert.match(observations[3]!, /Unknown tool "teleport"/);
-    assert.match(observations[4]!, /<tool_call> is not valid JSON with a name/);
+    assert.match(observations[4]!, /<tool_call> has no "name"/);
   });
 
   it('ends as error when the sandbox dies, keeping what happened', async () => {

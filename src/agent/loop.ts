@@ -1,6 +1,6 @@
 import { errorMessage, isSandgymError } from '../errors.ts';
 import type { ChatMessage, SampleResult, Sampler } from '../llm/types.ts';
-import { extractToolCalls, type ParsedCall } from './extract-tool-calls.ts';
+import { extractToolCalls, type TurnCalls } from './extract-tool-calls.ts';
 import type { AgentEnv, EpisodeBudget, TerminationReason, TurnRecord } from './types.ts';
 
 export interface LoopOptions {
@@ -79,13 +79,13 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
       return end('error', `LLM finished with an error (${result.rawFinishReason ?? 'unknown'})`);
     }
     messages.push(result.message);
-    const calls = extractToolCalls(result, o.toolCallFormat);
+    const turnCalls = extractToolCalls(result, o.env.tools);
     const turn: TurnRecord = {
       finishReason: result.finishReason,
       rawFinishReason: result.rawFinishReason,
       ...(result.tokens ? { tokens: result.tokens } : {}),
       usage: result.usage,
-      toolCalls: calls.map((c) => ({ name: c.name, arguments: c.rawArguments })),
+      toolCalls: turnCalls.calls.map((c) => ({ name: c.name, arguments: c.rawArguments })),
       observationChars: 0,
       llmMs,
       envMs: 0,
@@ -97,7 +97,7 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
     const e0 = now();
     let done = false;
     try {
-      done = await answerCalls(o, messages, turn, calls, result);
+      done = await answerCalls(o, messages, turn, turnCalls, result);
     } catch (e) {
       turn.envMs = now() - e0;
       return end('error', `environment: ${errorMessage(e)}`);
@@ -114,10 +114,10 @@ async function answerCalls(
   o: LoopOptions,
   messages: ChatMessage[],
   turn: TurnRecord,
-  calls: ParsedCall[],
+  { calls, errors }: TurnCalls,
   result: SampleResult,
 ): Promise<boolean> {
-  const reply = (text: string, call?: ParsedCall): void => {
+  const reply = (text: string, call?: { id?: string; name: string }): void => {
     turn.observationChars += text.length;
     if (o.toolCallFormat === 'function_calling' && call?.id) {
       messages.push({ role: 'tool', content: text, tool_call_id: call.id, name: call.name });
@@ -125,13 +125,12 @@ async function answerCalls(
       messages.push({ role: 'user', content: text });
     }
   };
+  const truncated =
+    result.finishReason === 'length' ? ' Your reply was cut at the token limit; be briefer.' : '';
   if (calls.length === 0) {
-    const errors = result.toolCallErrors ?? [];
-    const truncated =
-      result.finishReason === 'length' ? ' Your reply was cut at the token limit; be briefer.' : '';
     reply(
       errors.length
-        ? `Your tool call could not be parsed: ${errors.join('; ')}.${truncated}`
+        ? `Your tool call could not be read: ${errors.join('; ')}.${truncated}`
         : NO_CALL_HINT + truncated,
     );
     return false;
@@ -145,6 +144,8 @@ async function answerCalls(
     reply(observation, call);
     if (done) return true;
   }
+  if (errors.length)
+    reply(`Another tool call in your reply could not be read: ${errors.join('; ')}.${truncated}`);
   return false;
 }
 
