@@ -161,7 +161,11 @@ export interface TrainingEngine {
   getInfo(): EngineInfo;
   getTokenizer(): EngineTokenizer;
   forward(data: Datum[], lossFn: LossFnType, lossFnConfig?: LossFnConfig): Promise<ForwardBackwardOutput>;
-  forwardBackward(data: Datum[], lossFn: LossFnType, lossFnConfig?: LossFnConfig): Promise<ForwardBackwardOutput>;
+  forwardBackward(
+    data: Datum[],
+    lossFn: LossFnType,
+    lossFnConfig?: LossFnConfig,
+  ): Promise<ForwardBackwardOutput>;
   optimStep(adam?: AdamParams): Promise<OptimStepOutput>;
   sample(promptTokens: number[], samplingParams: SamplingParams, numSamples: number): Promise<SampleResponse>;
   /** Weights, optimizer state, step and generator state, into a directory. */

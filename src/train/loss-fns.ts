@@ -1,6 +1,6 @@
+import type { ParsedDatum } from './datum.ts';
 import type { LossFnConfig, LossFnType } from './engine.ts';
 import { EngineInputError } from './errors.ts';
-import type { ParsedDatum } from './datum.ts';
 
 /** Per-token loss values and their derivatives with respect to the target logprob, for one datum. */
 export interface TokenLosses {
@@ -45,7 +45,8 @@ export function evaluateLoss(
     throw new EngineInputError(`unknown loss_fn "${lossFn}"; use one of ${LOSS_FNS.join(', ')}`);
   }
   const { logprobs_T: q, advantages_T: adv } = datum;
-  if (!q || !adv) throw new EngineInputError(`loss_fn "${lossFn}" needs loss_fn_inputs.logprobs and advantages`);
+  if (!q || !adv)
+    throw new EngineInputError(`loss_fn "${lossFn}" needs loss_fn_inputs.logprobs and advantages`);
   const clip = clipRange(lossFn, config);
   for (let t = 0; t < T; t++) {
     const p = logprobs_T[t]!;

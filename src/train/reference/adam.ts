@@ -43,7 +43,12 @@ export function globalNorm(grads: Float32Array): number {
  *   θ ← θ − lr·m̂/(√v̂ + ε),  m̂ = m/(1−β1ᵗ), v̂ = v/(1−β2ᵗ)
  * Returns the gradient norm before clipping.
  */
-export function adamStep(params: Float32Array, grads: Float32Array, state: AdamState, hp: Required<AdamParams>): number {
+export function adamStep(
+  params: Float32Array,
+  grads: Float32Array,
+  state: AdamState,
+  hp: Required<AdamParams>,
+): number {
   const norm = globalNorm(grads);
   const clip = hp.grad_clip_norm > 0 && norm > hp.grad_clip_norm ? hp.grad_clip_norm / norm : 1;
   state.step += 1;

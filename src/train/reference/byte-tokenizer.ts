@@ -15,7 +15,10 @@ export class ByteTokenizer implements EngineTokenizer {
     SPECIAL_TOKENS.map((t, i) => [t, 256 + i]),
   );
   readonly eosTokenId = 256;
-  private readonly specialPattern = new RegExp(SPECIAL_TOKENS.map((t) => t.replace(/[|]/g, '\\|')).join('|'), 'g');
+  private readonly specialPattern = new RegExp(
+    SPECIAL_TOKENS.map((t) => t.replace(/[|]/g, '\\|')).join('|'),
+    'g',
+  );
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder('utf-8');
 
@@ -98,7 +101,8 @@ export function byteTokenizerJson(): Record<string, unknown> {
  * the others to U+0100 onwards, so byte-level vocabularies have no whitespace or control characters.
  */
 function byteToUnicode(): string[] {
-  const printable = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+  const printable = (b: number) =>
+    (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
   const out: string[] = [];
   let next = 256;
   for (let b = 0; b < 256; b++) out.push(String.fromCodePoint(printable(b) ? b : next++));

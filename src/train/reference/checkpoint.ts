@@ -65,9 +65,12 @@ export async function readManifest(dir: string): Promise<CheckpointManifest> {
   try {
     text = await readFile(join(dir, MANIFEST), 'utf8');
   } catch (e) {
-    throw new CheckpointError(`checkpoint ${dir}: no ${MANIFEST} (not a checkpoint, or its save was interrupted)`, {
-      cause: e,
-    });
+    throw new CheckpointError(
+      `checkpoint ${dir}: no ${MANIFEST} (not a checkpoint, or its save was interrupted)`,
+      {
+        cause: e,
+      },
+    );
   }
   const m = JSON.parse(text) as CheckpointManifest;
   if (m.format !== CHECKPOINT_FORMAT || m.version !== CHECKPOINT_VERSION) {

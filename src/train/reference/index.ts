@@ -1,5 +1,11 @@
-export { BYTE_VOCAB_SIZE, MODEL_PRESETS, type ModelConfig, type ModelPreset, parameterCount } from './model-config.ts';
+export { ASSETS_DIR } from './build-assets.ts';
 export { ByteTokenizer, SPECIAL_TOKENS } from './byte-tokenizer.ts';
 export { CHAT_TEMPLATE } from './chat-template.ts';
-export { ASSETS_DIR } from './build-assets.ts';
+export {
+  BYTE_VOCAB_SIZE,
+  MODEL_PRESETS,
+  type ModelConfig,
+  type ModelPreset,
+  parameterCount,
+} from './model-config.ts';
 export { ReferenceEngine, type ReferenceEngineOptions } from './reference-engine.ts';

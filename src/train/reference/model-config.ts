@@ -30,9 +30,11 @@ export type ModelPreset = keyof typeof MODEL_PRESETS;
 export function validateModelConfig(c: ModelConfig): ModelConfig {
   const positive = ['vocab_size', 'n_ctx', 'd_model', 'n_layer', 'n_head'] as const;
   for (const k of positive) {
-    if (!Number.isInteger(c[k]) || c[k] <= 0) throw new ConfigError(`model.${k} must be a positive integer, got ${c[k]}`);
+    if (!Number.isInteger(c[k]) || c[k] <= 0)
+      throw new ConfigError(`model.${k} must be a positive integer, got ${c[k]}`);
   }
-  if (c.vocab_size % 4 !== 0) throw new ConfigError(`model.vocab_size must be a multiple of 4, got ${c.vocab_size}`);
+  if (c.vocab_size % 4 !== 0)
+    throw new ConfigError(`model.vocab_size must be a multiple of 4, got ${c.vocab_size}`);
   if (c.d_model % c.n_head !== 0 || (c.d_model / c.n_head) % 4 !== 0) {
     throw new ConfigError(
       `model.d_model (${c.d_model}) must split into n_head (${c.n_head}) heads of a multiple of 4 dimensions`,

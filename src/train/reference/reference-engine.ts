@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { parseDatum } from '../datum.ts';
 import type {
   AdamParams,
   Datum,
@@ -13,7 +14,6 @@ import type {
   SamplingParams,
   TrainingEngine,
 } from '../engine.ts';
-import { parseDatum } from '../datum.ts';
 import { CheckpointError, EngineInputError } from '../errors.ts';
 import { evaluateLoss } from '../loss-fns.ts';
 import { type AdamState, adamStep, newAdamState, resolveAdamParams } from './adam.ts';
@@ -21,11 +21,17 @@ import { ASSETS_DIR } from './build-assets.ts';
 import { ByteTokenizer } from './byte-tokenizer.ts';
 import { readManifest, readTensorFile, writeCheckpoint } from './checkpoint.ts';
 import { initParams } from './init-params.ts';
-import { MODEL_PRESETS, type ModelConfig, type ModelPreset, parameterCount, validateModelConfig } from './model-config.ts';
+import {
+  MODEL_PRESETS,
+  type ModelConfig,
+  type ModelPreset,
+  parameterCount,
+  validateModelConfig,
+} from './model-config.ts';
 import { Rng } from './rng.ts';
 import { sampleContinuations } from './sample-continuations.ts';
-import { backwardSequence } from './transformer-backward.ts';
 import { Transformer } from './transformer.ts';
+import { backwardSequence } from './transformer-backward.ts';
 
 export interface ReferenceEngineOptions {
   /** A preset name or a full shape. Default "tiny". */
@@ -63,7 +69,9 @@ export class ReferenceEngine implements TrainingEngine {
     const model = options.model ?? 'tiny';
     const config = typeof model === 'string' ? MODEL_PRESETS[model] : model;
     if (!config) {
-      throw new EngineInputError(`unknown reference model "${model}"; use one of ${Object.keys(MODEL_PRESETS).join(', ')}`);
+      throw new EngineInputError(
+        `unknown reference model "${model}"; use one of ${Object.keys(MODEL_PRESETS).join(', ')}`,
+      );
     }
     validateModelConfig(config);
     const name = typeof model === 'string' ? `reference-${model}` : 'reference-custom';
@@ -90,11 +98,40 @@ export class ReferenceEngine implements TrainingEngine {
     return this.model.config;
   }
 
-  async forward(data: Datum[], lossFn: LossFnType, lossFnConfig?: LossFnConfig): Promise<ForwardBackwardOutput> {
+  /** A copy of the flat parameter vector (layout: param-layout.ts), for diagnostics and tests. */
+  parameterVector(): Float32Array {
+    return this.model.paramView().slice();
+  }
+
+  /** A copy of the gradients accumulated since the last optimizer step. */
+  gradientVector(): Float32Array {
+    return this.model.gradView().slice();
+  }
+
+  /** Replaces every parameter (same layout); the optimizer state is kept. */
+  setParameterVector(values: Float32Array): void {
+    if (values.length !== this.model.layout.size) {
+      throw new EngineInputError(
+        `setParameterVector: got ${values.length} values, the model has ${this.model.layout.size}`,
+      );
+    }
+    this.model.paramView().set(values);
+    this.model.syncWeights();
+  }
+
+  async forward(
+    data: Datum[],
+    lossFn: LossFnType,
+    lossFnConfig?: LossFnConfig,
+  ): Promise<ForwardBackwardOutput> {
     return this.run(data, lossFn, lossFnConfig, false);
   }
 
-  async forwardBackward(data: Datum[], lossFn: LossFnType, lossFnConfig?: LossFnConfig): Promise<ForwardBackwardOutput> {
+  async forwardBackward(
+    data: Datum[],
+    lossFn: LossFnType,
+    lossFnConfig?: LossFnConfig,
+  ): Promise<ForwardBackwardOutput> {
     return this.run(data, lossFn, lossFnConfig, true);
   }
 
@@ -119,7 +156,11 @@ export class ReferenceEngine implements TrainingEngine {
       });
     }
     this.model.resetScratch();
-    return { loss_fn_output_type: lossFn, loss_fn_outputs: outputs, metrics: { 'loss:sum': lossSum, 'tokens:sum': tokens } };
+    return {
+      loss_fn_output_type: lossFn,
+      loss_fn_outputs: outputs,
+      metrics: { 'loss:sum': lossSum, 'tokens:sum': tokens },
+    };
   }
 
   async optimStep(adam: AdamParams = {}): Promise<OptimStepOutput> {
@@ -131,9 +172,20 @@ export class ReferenceEngine implements TrainingEngine {
     return { metrics: { grad_norm: gradNorm, learning_rate: hp.learning_rate, step: this.adam.step } };
   }
 
-  async sample(promptTokens: number[], samplingParams: SamplingParams, numSamples: number): Promise<SampleResponse> {
+  async sample(
+    promptTokens: number[],
+    samplingParams: SamplingParams,
+    numSamples: number,
+  ): Promise<SampleResponse> {
     const rng = samplingParams.seed === undefined ? this.rng : new Rng(samplingParams.seed);
-    const sequences = sampleContinuations(this.model, this.tokenizer, promptTokens, samplingParams, numSamples, rng);
+    const sequences = sampleContinuations(
+      this.model,
+      this.tokenizer,
+      promptTokens,
+      samplingParams,
+      numSamples,
+      rng,
+    );
     this.model.resetScratch();
     return { type: 'sample', sequences };
   }
@@ -144,10 +196,14 @@ export class ReferenceEngine implements TrainingEngine {
 
   async saveWeightsForSampler(name: string): Promise<string> {
     if (!this.weightsDir) {
-      throw new EngineInputError('saveWeightsForSampler: this engine was created without weightsDir; pass one to create()');
+      throw new EngineInputError(
+        'saveWeightsForSampler: this engine was created without weightsDir; pass one to create()',
+      );
     }
     if (!/^[\w.-]+$/.test(name) || name.startsWith('.')) {
-      throw new EngineInputError(`saveWeightsForSampler: name "${name}" must be letters, digits, "_", "-" or "."`);
+      throw new EngineInputError(
+        `saveWeightsForSampler: name "${name}" must be letters, digits, "_", "-" or "."`,
+      );
     }
     const path = join(this.weightsDir, name);
     await this.write(path, false);

@@ -20,9 +20,12 @@ export function sampleContinuations(
   rng: Rng,
 ): SampledSequence[] {
   const c = model.config;
-  if (!Number.isInteger(n) || n < 1) throw new EngineInputError(`num_samples must be a positive integer, got ${n}`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new EngineInputError(`num_samples must be a positive integer, got ${n}`);
   if (!Number.isInteger(params.max_tokens) || params.max_tokens < 0) {
-    throw new EngineInputError(`sampling_params.max_tokens must be a non-negative integer, got ${params.max_tokens}`);
+    throw new EngineInputError(
+      `sampling_params.max_tokens must be a non-negative integer, got ${params.max_tokens}`,
+    );
   }
   if (prompt.length === 0) throw new EngineInputError('sample: the prompt has no tokens');
   for (const t of prompt) {
@@ -31,12 +34,18 @@ export function sampleContinuations(
     }
   }
   if (prompt.length >= c.n_ctx) {
-    throw new EngineInputError(`sample: the prompt's ${prompt.length} tokens leave no room in the ${c.n_ctx}-token context`);
+    throw new EngineInputError(
+      `sample: the prompt's ${prompt.length} tokens leave no room in the ${c.n_ctx}-token context`,
+    );
   }
   const sampling = resolveSampling(params, c.vocab_size);
   const stop = stopCondition(params.stop, tokenizer);
   const maxNew = Math.min(params.max_tokens, c.n_ctx - prompt.length);
-  const out: SampledSequence[] = Array.from({ length: n }, () => ({ stop_reason: 'length', tokens: [], logprobs: [] }));
+  const out: SampledSequence[] = Array.from({ length: n }, () => ({
+    stop_reason: 'length',
+    tokens: [],
+    logprobs: [],
+  }));
   if (maxNew === 0) return out;
   model.resetScratch();
   const decoder = new KvCacheDecoder(model, n, prompt.length + maxNew);
@@ -66,7 +75,10 @@ export function sampleContinuations(
 }
 
 /** Whether a sample's tokens end with a stop token id or decode to text ending with a stop string. */
-function stopCondition(stop: SamplingParams['stop'], tokenizer: EngineTokenizer): (tokens: number[]) => boolean {
+function stopCondition(
+  stop: SamplingParams['stop'],
+  tokenizer: EngineTokenizer,
+): (tokens: number[]) => boolean {
   if (!stop || stop.length === 0) return () => false;
   if (stop.every((s) => typeof s === 'number')) {
     const ids = new Set(stop as number[]);

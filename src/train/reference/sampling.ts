@@ -12,9 +12,12 @@ export function resolveSampling(p: SamplingParams, vocabSize: number): ResolvedS
   const temperature = p.temperature ?? 1;
   const topP = p.top_p ?? 1;
   const topK = p.top_k === undefined || p.top_k <= 0 ? vocabSize : Math.min(p.top_k, vocabSize);
-  if (!(temperature >= 0)) throw new EngineInputError(`sampling_params.temperature must be ≥ 0, got ${temperature}`);
-  if (!(topP > 0 && topP <= 1)) throw new EngineInputError(`sampling_params.top_p must be in (0, 1], got ${topP}`);
-  if (!Number.isInteger(topK)) throw new EngineInputError(`sampling_params.top_k must be an integer, got ${p.top_k}`);
+  if (!(temperature >= 0))
+    throw new EngineInputError(`sampling_params.temperature must be ≥ 0, got ${temperature}`);
+  if (!(topP > 0 && topP <= 1))
+    throw new EngineInputError(`sampling_params.top_p must be in (0, 1], got ${topP}`);
+  if (!Number.isInteger(topK))
+    throw new EngineInputError(`sampling_params.top_k must be an integer, got ${p.top_k}`);
   return { temperature, topK, topP };
 }
 
@@ -23,7 +26,11 @@ export function resolveSampling(p: SamplingParams, vocabSize: number): ResolvedS
  * drawn from: softmax(logits/temperature), cut to the top-k tokens, then to the smallest most-likely set
  * whose mass reaches top_p, renormalized. Temperature 0 is greedy (lowest id on ties) with logprob 0.
  */
-export function drawToken(logits: Float32Array, s: ResolvedSampling, rng: Rng): { token: number; logprob: number } {
+export function drawToken(
+  logits: Float32Array,
+  s: ResolvedSampling,
+  rng: Rng,
+): { token: number; logprob: number } {
   const V = logits.length;
   if (s.temperature === 0) {
     let best = 0;

@@ -6,7 +6,11 @@ import { CAUSAL } from './wasm-runtime.ts';
  * adding the parameter gradients into `model.grads`. With p_t = logits[t, target_t] − logsumexp(logits[t]),
  * dL/dlogits[t] = g_t·(onehot(target_t) − softmax(logits[t])); the rest is the chain rule, layer by layer.
  */
-export function backwardSequence(model: Transformer, acts: SequenceActivations, dLogprob_T: ArrayLike<number>): void {
+export function backwardSequence(
+  model: Transformer,
+  acts: SequenceActivations,
+  dLogprob_T: ArrayLike<number>,
+): void {
   const { rt, config: c, layout } = model;
   const k = rt.kernels;
   const { T } = acts;
@@ -22,15 +26,29 @@ export function backwardSequence(model: Transformer, acts: SequenceActivations, 
   k.matmulTN(model.p(layout.wte, 'grads'), dlogits, acts.hf, T, V, d, V, d, d, 0);
   const dx = rt.alloc(T * d);
   k.layerNormBackward(
-    dx, model.p(layout.lnf_g, 'grads'), model.p(layout.lnf_b, 'grads'), dh, acts.out,
-    model.p(layout.lnf_g), acts.meanf, acts.rstdf, T, d,
+    dx,
+    model.p(layout.lnf_g, 'grads'),
+    model.p(layout.lnf_b, 'grads'),
+    dh,
+    acts.out,
+    model.p(layout.lnf_g),
+    acts.meanf,
+    acts.rstdf,
+    T,
+    d,
   );
   for (let l = c.n_layer - 1; l >= 0; l--) layerBackward(model, acts, l, dx, dh);
   embedBackward(model, acts, dx);
 }
 
 /** dx holds dL/d(layer output) on entry and dL/d(layer input) on return; dh is [T, d] scratch. */
-function layerBackward(model: Transformer, acts: SequenceActivations, l: number, dx: number, dh: number): void {
+function layerBackward(
+  model: Transformer,
+  acts: SequenceActivations,
+  l: number,
+  dx: number,
+  dh: number,
+): void {
   const { rt, config: c } = model;
   const k = rt.kernels;
   const L = model.layout.layers[l]!;
@@ -50,7 +68,18 @@ function layerBackward(model: Transformer, acts: SequenceActivations, l: number,
   k.colSumInto(grad(L.b_fc), du, T, 4 * d, 4 * d);
   k.matmulTN(grad(L.w_fc), la.h2, du, T, d, 4 * d, d, 4 * d, 4 * d, 0);
   k.matmul(dh, du, wT.w_fc, 0, T, 4 * d, d, 4 * d, d, d, 0, CAUSAL.none);
-  k.layerNormBackward(dx, grad(L.ln2_g), grad(L.ln2_b), dh, la.mid, model.p(L.ln2_g), la.mean2, la.rstd2, T, d);
+  k.layerNormBackward(
+    dx,
+    grad(L.ln2_g),
+    grad(L.ln2_b),
+    dh,
+    la.mid,
+    model.p(L.ln2_g),
+    la.mean2,
+    la.rstd2,
+    T,
+    d,
+  );
 
   // Attention: mid = resid + att·W_o + b_o
   k.colSumInto(grad(L.b_o), dx, T, d, d);
@@ -62,7 +91,18 @@ function layerBackward(model: Transformer, acts: SequenceActivations, l: number,
   k.colSumInto(grad(L.b_qkv), dqkv, T, 3 * d, 3 * d);
   k.matmulTN(grad(L.w_qkv), la.h1, dqkv, T, d, 3 * d, d, 3 * d, 3 * d, 0);
   k.matmul(dh, dqkv, wT.w_qkv, 0, T, 3 * d, d, 3 * d, d, d, 0, CAUSAL.none);
-  k.layerNormBackward(dx, grad(L.ln1_g), grad(L.ln1_b), dh, la.resid, model.p(L.ln1_g), la.mean1, la.rstd1, T, d);
+  k.layerNormBackward(
+    dx,
+    grad(L.ln1_g),
+    grad(L.ln1_b),
+    dh,
+    la.resid,
+    model.p(L.ln1_g),
+    la.mean1,
+    la.rstd1,
+    T,
+    d,
+  );
   rt.release(mark);
 }
 

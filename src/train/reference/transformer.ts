@@ -58,7 +58,10 @@ export class Transformer {
   readonly params: number;
   readonly grads: number;
   /** Weights transposed for the products with Wᵀ, refreshed by `syncWeights` after every update. */
-  private readonly transposed: { wte: number; layers: { w_qkv: number; w_o: number; w_fc: number; w_proj: number }[] };
+  private readonly transposed: {
+    wte: number;
+    layers: { w_qkv: number; w_o: number; w_fc: number; w_proj: number }[];
+  };
   /** Where per-call scratch memory starts. */
   private readonly base: number;
 
@@ -106,7 +109,14 @@ export class Transformer {
   syncWeights(): void {
     const { kernels: k } = this.rt;
     const d = this.config.d_model;
-    k.transpose(this.transposed.wte, this.p(this.layout.wte), this.config.vocab_size, d, d, this.config.vocab_size);
+    k.transpose(
+      this.transposed.wte,
+      this.p(this.layout.wte),
+      this.config.vocab_size,
+      d,
+      d,
+      this.config.vocab_size,
+    );
     this.layout.layers.forEach((L, l) => {
       const t = this.transposed.layers[l]!;
       k.transpose(t.w_qkv, this.p(L.w_qkv), d, 3 * d, 3 * d, d);
@@ -156,12 +166,42 @@ export class Transformer {
     acts.hf = rt.alloc(T * d);
     acts.meanf = rt.alloc(T);
     acts.rstdf = rt.alloc(T);
-    rt.kernels.layerNorm(acts.hf, x, this.p(this.layout.lnf_g), this.p(this.layout.lnf_b), acts.meanf, acts.rstdf, T, d, LN_EPS);
+    rt.kernels.layerNorm(
+      acts.hf,
+      x,
+      this.p(this.layout.lnf_g),
+      this.p(this.layout.lnf_b),
+      acts.meanf,
+      acts.rstdf,
+      T,
+      d,
+      LN_EPS,
+    );
     acts.logits = rt.alloc(T * c.vocab_size);
     acts.lse = rt.alloc(T);
     acts.logprobs = rt.alloc(T);
-    rt.kernels.matmul(acts.logits, acts.hf, this.wteT(), 0, T, d, c.vocab_size, d, c.vocab_size, c.vocab_size, 0, CAUSAL.none);
-    rt.kernels.logSoftmaxPick(acts.lse, acts.logprobs, acts.logits, targets ? acts.targets : 0, T, c.vocab_size);
+    rt.kernels.matmul(
+      acts.logits,
+      acts.hf,
+      this.wteT(),
+      0,
+      T,
+      d,
+      c.vocab_size,
+      d,
+      c.vocab_size,
+      c.vocab_size,
+      0,
+      CAUSAL.none,
+    );
+    rt.kernels.logSoftmaxPick(
+      acts.lse,
+      acts.logprobs,
+      acts.logits,
+      targets ? acts.targets : 0,
+      T,
+      c.vocab_size,
+    );
     return acts;
   }
 

@@ -2,31 +2,97 @@ import { KERNELS_WASM_BASE64 } from './wasm/kernels.wasm.gen.ts';
 
 /** The exported kernels of kernels.as; pointers are byte offsets into the runtime's memory. */
 export interface Kernels {
-  matmul(c: number, a: number, b: number, bias: number, M: number, K: number, N: number,
-    lda: number, ldb: number, ldc: number, accumulate: number, causal: number): void;
-  matmulTN(c: number, a: number, b: number, M: number, K: number, N: number,
-    lda: number, ldb: number, ldc: number, causal: number): void;
+  matmul(
+    c: number,
+    a: number,
+    b: number,
+    bias: number,
+    M: number,
+    K: number,
+    N: number,
+    lda: number,
+    ldb: number,
+    ldc: number,
+    accumulate: number,
+    causal: number,
+  ): void;
+  matmulTN(
+    c: number,
+    a: number,
+    b: number,
+    M: number,
+    K: number,
+    N: number,
+    lda: number,
+    ldb: number,
+    ldc: number,
+    causal: number,
+  ): void;
   transpose(dst: number, src: number, rows: number, cols: number, lds: number, ldd: number): void;
   addInto(c: number, a: number, M: number, N: number, lda: number, ldc: number): void;
   colSumInto(out: number, x: number, M: number, N: number, ldx: number): void;
-  layerNorm(y: number, x: number, g: number, b: number, mean: number, rstd: number, M: number, D: number, eps: number): void;
-  layerNormBackward(dx: number, dg: number, db: number, dy: number, x: number, g: number,
-    mean: number, rstd: number, M: number, D: number): void;
+  layerNorm(
+    y: number,
+    x: number,
+    g: number,
+    b: number,
+    mean: number,
+    rstd: number,
+    M: number,
+    D: number,
+    eps: number,
+  ): void;
+  layerNormBackward(
+    dx: number,
+    dg: number,
+    db: number,
+    dy: number,
+    x: number,
+    g: number,
+    mean: number,
+    rstd: number,
+    M: number,
+    D: number,
+  ): void;
   gelu(y: number, x: number, n: number): void;
   geluBackward(dx: number, dy: number, x: number, n: number): void;
   causalSoftmax(p: number, s: number, T: number, ld: number, scale: number): void;
   causalSoftmaxBackward(ds: number, p: number, dp: number, T: number, ld: number, scale: number): void;
   logSoftmaxPick(lse: number, logprob: number, logits: number, targets: number, M: number, V: number): void;
   logprobBackward(logits: number, lse: number, targets: number, g: number, M: number, V: number): void;
-  attendCached(out: number, q: number, kc: number, vc: number, scratch: number,
-    len: number, D: number, H: number, scale: number): void;
+  attendCached(
+    out: number,
+    q: number,
+    kc: number,
+    vc: number,
+    scratch: number,
+    len: number,
+    D: number,
+    H: number,
+    scale: number,
+  ): void;
+  /** First byte the host may allocate: below it lie the module's static data. */
+  heapBase(): number;
 }
 
 /** Values of matmul's `causal` argument (see kernels.as). */
 export const CAUSAL = { none: 0, columns: 1, inner: 2 } as const;
 
 const PAGE_BYTES = 65536;
-let compiled: WebAssembly.Module | undefined;
+
+/** The part of the WebAssembly JS API used here (the project's lib settings do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: object };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+}
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+let compiled: object | undefined;
 
 /**
  * One instance of the kernels with its own memory and a bump allocator over it. Long-lived buffers
@@ -36,13 +102,13 @@ let compiled: WebAssembly.Module | undefined;
  */
 export class WasmRuntime {
   readonly kernels: Kernels;
-  private readonly memory: WebAssembly.Memory;
+  private readonly memory: WasmMemory;
   private top: number;
 
   constructor() {
-    compiled ??= new WebAssembly.Module(Buffer.from(KERNELS_WASM_BASE64, 'base64'));
-    this.memory = new WebAssembly.Memory({ initial: 16 });
-    const instance = new WebAssembly.Instance(compiled, { env: { memory: this.memory } });
+    compiled ??= new wasm.Module(Buffer.from(KERNELS_WASM_BASE64, 'base64'));
+    this.memory = new wasm.Memory({ initial: 16 });
+    const instance = new wasm.Instance(compiled, { env: { memory: this.memory } });
     this.kernels = instance.exports as unknown as Kernels;
     this.top = this.kernels.heapBase();
   }

@@ -35,7 +35,9 @@ export async function compileKernels(): Promise<Uint8Array> {
     },
   );
   if (error || !binary) {
-    throw new SandgymError(`kernels.as: AssemblyScript compilation failed: ${error?.message ?? ''}\n${stderr.join('')}`);
+    throw new SandgymError(
+      `kernels.as: AssemblyScript compilation failed: ${error?.message ?? ''}\n${stderr.join('')}`,
+    );
   }
   return binary;
 }
