@@ -1,0 +1,226 @@
+import { stat } from 'node:fs/promises';
+import type Docker from 'dockerode';
+import { ConfigError, SandboxError } from '../../errors.ts';
+import { normalizeImageName } from '../images/index.ts';
+import type {
+  ExecOptions,
+  ExecResult,
+  Sandbox,
+  SandboxLimits,
+  SandboxProcess,
+  SpawnOptions,
+} from '../types.ts';
+import { commitContainer, splitImageRef } from './commit-container.ts';
+import {
+  downloadDirectory,
+  readContainerFile,
+  uploadDirectory,
+  writeContainerFile,
+} from './container-files.ts';
+import { type DockerApi, httpStatus } from './docker-api.ts';
+import { toEnvList } from './env-list.ts';
+import type { ExecTarget } from './exec-session.ts';
+import { runExec } from './run-exec.ts';
+import { imageLabels } from './sandbox-labels.ts';
+import { sandboxPath } from './sandbox-path.ts';
+import { spawnProcess } from './spawned-process.ts';
+
+/** Deadline of a command when the caller gives none. */
+export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
+/** The largest deadline a timer can hold (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** What the provider does for its sandboxes: forks (it creates containers) and the end of a life. */
+export interface SandboxHost {
+  readonly api: DockerApi;
+  fork(parent: DockerSandbox, n: number): Promise<DockerSandbox[]>;
+  /** Kills the container now and removes it in the background. */
+  dispose(sandbox: DockerSandbox): Promise<void>;
+}
+
+export interface DockerSandboxInit {
+  container: Docker.Container;
+  image: string;
+  labels: Record<string, string>;
+  limits: SandboxLimits;
+  ttlMs: number;
+  network: boolean;
+  env: Record<string, string>;
+  workdir?: string | undefined;
+}
+
+/** One sandbox: a running container whose pid 1 is sandgym's init (see container-spec.ts). */
+export class DockerSandbox implements Sandbox, ExecTarget {
+  readonly provider = 'docker';
+  readonly id: string;
+  readonly image: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly limits: Readonly<SandboxLimits>;
+  readonly container: Docker.Container;
+  /** How it was made, so that forks are made the same way. */
+  readonly init: Readonly<DockerSandboxInit>;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly host: SandboxHost,
+    init: DockerSandboxInit,
+  ) {
+    this.init = init;
+    this.container = init.container;
+    this.id = init.container.id.slice(0, 12);
+    this.image = init.image;
+    this.labels = Object.freeze({ ...init.labels });
+    this.limits = Object.freeze({ ...init.limits });
+  }
+
+  get api(): DockerApi {
+    return this.host.api;
+  }
+
+  get sandboxId(): string {
+    return this.id;
+  }
+
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  async exec(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.assertOpen();
+    return runExec(this, {
+      argv: this.argv(command),
+      env: toEnvList(options.env, `sandbox ${this.id}: exec env`),
+      cwd: options.cwd === undefined ? undefined : sandboxPath(this.id, options.cwd),
+      stdin: options.stdin,
+      timeoutMs: checkTimeout(options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS),
+      maxOutputBytes: options.maxOutputBytes ?? this.limits.outputBytes,
+      signal: options.signal,
+    });
+  }
+
+  async spawn(command: string | readonly string[], options: SpawnOptions = {}): Promise<SandboxProcess> {
+    this.assertOpen();
+    return spawnProcess(this, {
+      argv: this.argv(command),
+      env: toEnvList(options.env, `sandbox ${this.id}: spawn env`),
+      cwd: options.cwd === undefined ? undefined : sandboxPath(this.id, options.cwd),
+    });
+  }
+
+  async readFile(path: string): Promise<Buffer> {
+    this.assertOpen();
+    return readContainerFile(this, sandboxPath(this.id, path));
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+    this.assertOpen();
+    const mode = options.mode ?? 0o644;
+    if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) {
+      throw new ConfigError(`sandbox ${this.id}: writeFile mode must be a permission number like 0o644`);
+    }
+    await writeContainerFile(this, sandboxPath(this.id, path), data, mode);
+  }
+
+  async uploadDir(hostDir: string, sandboxDir: string): Promise<void> {
+    this.assertOpen();
+    const target = sandboxPath(this.id, sandboxDir);
+    const st = await stat(hostDir).catch(() => undefined);
+    if (!st?.isDirectory()) {
+      throw new ConfigError(`sandbox ${this.id}: uploadDir: host directory "${hostDir}" does not exist`);
+    }
+    await uploadDirectory(this, hostDir, target);
+  }
+
+  async downloadDir(sandboxDir: string, hostDir: string): Promise<void> {
+    this.assertOpen();
+    await downloadDirectory(this, sandboxPath(this.id, sandboxDir), hostDir);
+  }
+
+  async fork(n: number): Promise<DockerSandbox[]> {
+    this.assertOpen();
+    if (!Number.isSafeInteger(n) || n < 0) {
+      throw new ConfigError(`sandbox ${this.id}: fork(n) needs a non-negative integer, got ${n}`);
+    }
+    if (n === 0) return [];
+    return this.host.fork(this, n);
+  }
+
+  async snapshot(image: string): Promise<void> {
+    this.assertOpen();
+    const ref = normalizeImageName(image);
+    if (ref.includes('@')) {
+      throw new ConfigError(
+        `sandbox ${this.id}: snapshot image "${image}" cannot have a digest; use name:tag`,
+      );
+    }
+    await this.commit({ ...splitImageRef(ref), labels: imageLabels('snapshot') });
+  }
+
+  /** Commits the current filesystem to `repo:tag`; the image id. */
+  async commit(target: { repo: string; tag: string; labels: Record<string, string> }): Promise<string> {
+    try {
+      return await commitContainer(this.api, this.container, target, this.id);
+    } catch (e) {
+      await this.assertUsable();
+      throw e;
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.host.dispose(this);
+    return this.closing;
+  }
+
+  async assertUsable(): Promise<void> {
+    this.assertOpen();
+    let info: Docker.ContainerInspectInfo;
+    try {
+      info = await this.api.call(
+        'container inspect',
+        (abortSignal) => this.container.inspect({ abortSignal }),
+        {
+          sandboxId: this.id,
+        },
+      );
+    } catch (e) {
+      if (httpStatus(e) !== 404) throw e;
+      throw this.died('its container was removed from outside (by "sandgym gc --all" or "docker rm"?)');
+    }
+    this.assertOpen();
+    if (!info.State.Running) throw this.died(describeExit(info.State, this.init.ttlMs));
+  }
+
+  private assertOpen(): void {
+    if (this.closing) {
+      throw new SandboxError(this.id, 'is closed (close() was called); create a new sandbox to go on');
+    }
+  }
+
+  private died(why: string): SandboxError {
+    return new SandboxError(this.id, `died: ${why}; create a new sandbox`, { isRetryable: true });
+  }
+
+  private argv(command: string | readonly string[]): string[] {
+    if (typeof command === 'string') return ['/bin/sh', '-c', command];
+    if (command.length === 0 || command.some((a) => typeof a !== 'string' || a.includes('\0'))) {
+      throw new ConfigError(`sandbox ${this.id}: a command argv needs at least one string and no NUL bytes`);
+    }
+    return [...command];
+  }
+}
+
+function checkTimeout(timeoutMs: number): number {
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new ConfigError(`exec timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
+  }
+  return timeoutMs;
+}
+
+function describeExit(state: Docker.ContainerInspectInfo['State'], ttlMs: number): string {
+  if (state.OOMKilled)
+    return `its container was killed for exceeding its memory limit (exit ${state.ExitCode})`;
+  if (state.ExitCode === 0)
+    return `its TTL of ${Math.ceil(ttlMs / 1000)} s ran out (raise ttlMs for longer lives)`;
+  const error = state.Error ? `: ${state.Error}` : '';
+  return `its container stopped (status "${state.Status}", exit ${state.ExitCode}${error})`;
+}

@@ -1,0 +1,111 @@
+import type { Readable } from 'node:stream';
+import { SandboxError } from '../../errors.ts';
+import { floodNotice, OutputCapture } from '../output-capture.ts';
+import type { ExecResult } from '../types.ts';
+import { type ExecTarget, execExitCode, killProcessTree, openExec, socketClosed } from './exec-session.ts';
+import { createExecStreamParser } from './parse-exec-stream.ts';
+import { newExecMarker } from './process-tree.ts';
+
+export interface ExecRequest {
+  argv: string[];
+  /** `K=v` lines; the sandbox's own env is already on the container. */
+  env: string[];
+  cwd?: string | undefined;
+  stdin?: string | Uint8Array | Readable | undefined;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** Exit code of a command that hit its deadline, as coreutils `timeout` reports it. */
+export const TIMEOUT_EXIT_CODE = 124;
+/** After the kill helper has run, how long the output stream may take to close before we cut it. */
+const CLOSE_GRACE_MS = 3000;
+
+/**
+ * Runs one command to completion. Exec is data: the exit code, the capped output, and whether the
+ * deadline hit all come back in the result. On the deadline, on an abort and on an output flood the
+ * command's whole process tree is killed (see process-tree.ts); an abort then rejects with the signal's
+ * reason. Throws only when the sandbox is closed or died.
+ */
+export async function runExec(target: ExecTarget, request: ExecRequest): Promise<ExecResult> {
+  const started = performance.now();
+  const marker = newExecMarker();
+  const capture = new OutputCapture(request.maxOutputBytes);
+  const { exec, socket } = await openExec(
+    target,
+    { argv: request.argv, env: request.env, cwd: request.cwd, stdin: request.stdin !== undefined, marker },
+    request.signal,
+  );
+  const closed = socketClosed(socket);
+
+  let stopReason: 'timeout' | 'abort' | 'flood' | undefined;
+  let releaseWait: () => void = () => {};
+  const gaveUp = new Promise<void>((resolve) => {
+    releaseWait = resolve;
+  });
+  const stop = (reason: 'timeout' | 'abort' | 'flood') => {
+    if (stopReason) return;
+    stopReason = reason;
+    void killProcessTree(target, marker).finally(() => setTimeout(releaseWait, CLOSE_GRACE_MS).unref());
+  };
+
+  const parse = createExecStreamParser((stream, payload) => {
+    capture.push(stream, payload);
+    if (capture.flooded) stop('flood');
+  });
+  socket.on('data', (chunk: Buffer) => {
+    try {
+      parse(chunk);
+    } catch (e) {
+      capture.push('stderr', Buffer.from(`\n[sandgym: ${(e as Error).message}]\n`));
+      socket.destroy();
+    }
+  });
+  writeStdin(socket, request.stdin);
+
+  const remainingMs = Math.max(0, request.timeoutMs - (performance.now() - started));
+  const timer = setTimeout(() => stop('timeout'), remainingMs);
+  const onAbort = () => stop('abort');
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+  if (request.signal?.aborted) stop('abort');
+  try {
+    await Promise.race([closed, gaveUp]);
+  } finally {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onAbort);
+    socket.destroy();
+  }
+
+  const output = capture.result();
+  if (stopReason === 'abort') throw request.signal?.reason;
+  const exitCode = stopReason === 'timeout' ? TIMEOUT_EXIT_CODE : await execExitCode(target, exec);
+  if (exitCode === undefined) {
+    await target.assertUsable();
+    throw new SandboxError(target.sandboxId, 'the Docker engine lost track of a command; run it again', {
+      isRetryable: true,
+    });
+  }
+  // A SIGKILL we did not send: the OOM killer (data) or the container dying (not data) — find out which.
+  if (stopReason === undefined && exitCode === 137) await target.assertUsable();
+  return {
+    exitCode,
+    stdout: output.stdout,
+    stderr: stopReason === 'flood' ? output.stderr + floodNotice(request.maxOutputBytes) : output.stderr,
+    timedOut: stopReason === 'timeout',
+    truncated: output.truncated || stopReason === 'flood',
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+/** Sends the command its stdin, then closes our side so that the command reads end-of-file. */
+function writeStdin(socket: NodeJS.WritableStream & { end(): void }, stdin: ExecRequest['stdin']): void {
+  if (stdin === undefined) return;
+  if (typeof stdin === 'string' || stdin instanceof Uint8Array) {
+    socket.write(stdin);
+    socket.end();
+    return;
+  }
+  stdin.on('error', () => socket.end());
+  stdin.pipe(socket);
+}
