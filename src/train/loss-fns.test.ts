@@ -13,7 +13,9 @@ const rl = (advantages: number[]): ParsedDatum => ({
   advantages_T: Float32Array.from(advantages),
 });
 const close = (a: ArrayLike<number>, b: number[]) =>
-  b.forEach((v, i) => assert.ok(Math.abs(a[i]! - v) < 1e-6, `${i}: ${a[i]} vs ${v}`));
+  b.forEach((v, i) => {
+    assert.ok(Math.abs(a[i]! - v) < 1e-6, `${i}: ${a[i]} vs ${v}`);
+  });
 
 test('cross_entropy is −w·p with weight 1 by default', () => {
   const d: ParsedDatum = { inputTokens_T: new Int32Array(3), targetTokens_T: new Int32Array(3) };

@@ -70,7 +70,7 @@ async function behaviourLogprobs(
   return out.loss_fn_outputs.map((o) => o.logprobs.data.map((p) => p + spread * (rng.uniform() - 0.5)));
 }
 
-function rlBatch(engine: ReferenceEngine, q: number[][]): Datum[] {
+function rlBatch(q: number[][]): Datum[] {
   const rng = new Rng(9);
   return batch((T, i) => ({
     logprobs: q[i]!,
@@ -95,7 +95,7 @@ test('importance_sampling gradient matches finite differences', async () => {
     batch(() => ({})),
     0.6,
   );
-  await checkGradient(engine, rlBatch(engine, q), 'importance_sampling');
+  await checkGradient(engine, rlBatch(q), 'importance_sampling');
 });
 
 test('ppo gradient matches finite differences, clipped tokens included', async () => {
@@ -107,7 +107,7 @@ test('ppo gradient matches finite differences, clipped tokens included', async (
     batch(() => ({})),
     1.2,
   );
-  await checkGradient(engine, rlBatch(engine, q), 'ppo', {
+  await checkGradient(engine, rlBatch(q), 'ppo', {
     clip_low_threshold: 0.8,
     clip_high_threshold: 1.2,
   });
@@ -122,7 +122,7 @@ test('cispo gradient equals cross_entropy weighted by the stopped, clipped ratio
     batch(() => ({})),
     2,
   );
-  const data = rlBatch(engine, q);
+  const data = rlBatch(q);
   const config = { clip_low_threshold: 0.9, clip_high_threshold: 1.3 };
   await engine.forwardBackward(data, 'cispo', config);
   const cispo = engine.gradientVector();
@@ -139,12 +139,12 @@ test('cispo gradient equals cross_entropy weighted by the stopped, clipped ratio
   await fresh.forwardBackward(weighted, 'cross_entropy');
   const ce = fresh.gradientVector();
   let clipped = 0;
-  p.forEach((ps, i) =>
+  p.forEach((ps, i) => {
     ps.forEach((pt, t) => {
       const r = Math.exp(pt - q[i]![t]!);
       if (r < 0.9 || r > 1.3) clipped++;
-    }),
-  );
+    });
+  });
   assert.ok(clipped > 0, 'the batch should clip some ratios');
   for (let j = 0; j < ce.length; j++)
     assert.ok(Math.abs(cispo[j]! - ce[j]!) <= 1e-5 + 1e-4 * Math.abs(ce[j]!), `param ${j}`);

@@ -46,9 +46,9 @@ test('sampling logprobs at temperature 1 equal forward logprobs of the same toke
     const out = await e.forward([sequenceDatum(seq)], 'cross_entropy');
     const forward = out.loss_fn_outputs[0]!.logprobs.data.slice(prompt.length - 1);
     assert.equal(forward.length, s.logprobs.length);
-    s.logprobs.forEach((lp, i) =>
-      assert.ok(Math.abs(lp - forward[i]!) < 1e-4, `token ${i}: ${lp} vs ${forward[i]}`),
-    );
+    s.logprobs.forEach((lp, i) => {
+      assert.ok(Math.abs(lp - forward[i]!) < 1e-4, `token ${i}: ${lp} vs ${forward[i]}`);
+    });
   }
 });
 

@@ -13,11 +13,11 @@ const softmax = (xs: number[]) => {
 function draws(params: Parameters<typeof resolveSampling>[0], n = 20000) {
   const rng = new Rng(1);
   const s = resolveSampling(params, logits.length);
-  const count = new Array(logits.length).fill(0);
+  const count: number[] = new Array(logits.length).fill(0);
   const logprob = new Array<number | undefined>(logits.length).fill(undefined);
   for (let i = 0; i < n; i++) {
     const { token, logprob: lp } = drawToken(logits, s, rng);
-    count[token]++;
+    count[token] = count[token]! + 1;
     logprob[token] = lp;
   }
   return { freq: count.map((c) => c / n), logprob };
@@ -27,7 +27,7 @@ test('temperature 1 draws from the softmax and reports its logprobs', () => {
   const p = softmax(Array.from(logits));
   const { freq, logprob } = draws({ max_tokens: 1 });
   p.forEach((pi, v) => {
-    assert.ok(Math.abs(freq[v] - pi) < 0.015, `token ${v}: ${freq[v]} vs ${pi}`);
+    assert.ok(Math.abs(freq[v]! - pi) < 0.015, `token ${v}: ${freq[v]} vs ${pi}`);
     assert.ok(Math.abs(logprob[v]! - Math.log(pi)) < 1e-6);
   });
 });
@@ -36,7 +36,9 @@ test('temperature, top-k and top-p renormalize over the kept set', () => {
   // T = 0.5 doubles the logits; top_k 3 keeps tokens 4, 0 and (1 or 5: equal, the lower id wins) 1.
   const kept = softmax([6, 4, 2]);
   const { freq, logprob } = draws({ max_tokens: 1, temperature: 0.5, top_k: 3 });
-  [4, 0, 1].forEach((v, i) => assert.ok(Math.abs(logprob[v]! - Math.log(kept[i]!)) < 1e-6));
+  [4, 0, 1].forEach((v, i) => {
+    assert.ok(Math.abs(logprob[v]! - Math.log(kept[i]!)) < 1e-6);
+  });
   assert.equal(freq[5], 0);
   assert.equal(freq[2], 0);
   // top_p 0.8 at T = 1: p = [.. sorted 0.61 (4), 0.22 (0), 0.08 (1) ...]; 0.61 + 0.22 ≥ 0.8 keeps two.
