@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
+import { registerGcCommand } from './gc.ts';
+import { registerImagesCommand } from './images.ts';
 
 /** Each command lives in its own file and adds itself here. */
 export function registerCommands(program: Command): void {
-  void program;
+  registerImagesCommand(program);
+  registerGcCommand(program);
 }

@@ -1,0 +1,69 @@
+import { accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { SandboxError } from '../../errors.ts';
+
+/** Absolute paths of the host programs the local provider runs. */
+export interface HostTools {
+  bwrap: string;
+  nsenter: string;
+  unshare: string;
+  /** The pid-1 of every sandbox: reaps orphans and survives `kill -9 -1` from inside. */
+  catatonit: string;
+}
+
+const SEARCH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+const EXTRA: Partial<Record<keyof HostTools, string[]>> = { catatonit: ['/usr/libexec/podman'] };
+const PACKAGES: Record<keyof HostTools, string> = {
+  bwrap: 'bubblewrap',
+  nsenter: 'util-linux',
+  unshare: 'util-linux',
+  catatonit: 'catatonit',
+};
+
+function find(name: string, dirs: readonly string[]): string | undefined {
+  for (const dir of dirs) {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return join(dir, name);
+    } catch {}
+  }
+  return undefined;
+}
+
+/**
+ * Checks that this host can run local sandboxes and finds the tools. Fails with what to do instead of
+ * quietly running with weaker isolation.
+ */
+export function findHostTools(pathEnv: string | undefined): HostTools {
+  if (process.platform !== 'linux') {
+    throw new SandboxError(
+      undefined,
+      `the local provider needs Linux; use --provider docker on ${process.platform}`,
+    );
+  }
+  if (process.getuid?.() !== 0) {
+    throw new SandboxError(
+      undefined,
+      'the local provider needs root: it mounts overlayfs and tmpfs and writes cgroup limits. Run sandgym as ' +
+        'root, or use --provider docker (running unprivileged would need user namespaces, a delegated ' +
+        'writable cgroup and fuse-overlayfs, which sandgym does not support yet)',
+    );
+  }
+  const dirs = [...(pathEnv ?? '').split(':').filter((d) => d.startsWith('/')), ...SEARCH];
+  const tools: Partial<HostTools> = {};
+  const missing: string[] = [];
+  for (const name of Object.keys(PACKAGES) as (keyof HostTools)[]) {
+    const path = find(name, [...dirs, ...(EXTRA[name] ?? [])]);
+    if (path) tools[name] = path;
+    else missing.push(name);
+  }
+  if (missing.length > 0) {
+    const packages = [...new Set(missing.map((m) => PACKAGES[m as keyof HostTools]))].join(' ');
+    throw new SandboxError(
+      undefined,
+      `the local provider needs ${missing.join(', ')}; install them (apt-get install ${packages}) ` +
+        'or run scripts/setup.sh',
+    );
+  }
+  return tools as HostTools;
+}

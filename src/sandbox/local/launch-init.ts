@@ -1,0 +1,162 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { SandboxError } from '../../errors.ts';
+import { processStartTicks } from '../owner.ts';
+import type { HostTools } from './host-tools.ts';
+
+export interface LaunchParams {
+  id: string;
+  tools: HostTools;
+  /** The sandbox directory, holding the empty mount points `disk/` and `merged/`. */
+  dir: string;
+  /** `<home>/layers`, and the sandbox's lower layers in it, topmost first. */
+  layersDir: string;
+  layers: readonly string[];
+  diskBytes: number;
+  /** Shell lines that put the shell under the sandbox's limits (see LimitDriver). */
+  enterScript: string;
+  network: boolean;
+  /** Fork: a parent's upper directory (reachable through /proc/<pid>/root) to start from. */
+  copyUpperFrom?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface LaunchedInit {
+  /** bwrap's monitor: the host-side process whose mount namespace holds the sandbox's mounts. */
+  holder: ChildProcess;
+  init: { pid: number; startTicks: number };
+  holderTicks: number;
+}
+
+/**
+ * One process does the whole start: join the limits, enter a private mount namespace, mount a tmpfs of
+ * `diskBytes` (the sandbox's writable disk: full means ENOSPC) holding the overlay's upper and work
+ * dirs, mount the overlay over the image's layers, and exec bwrap with catatonit as pid 1. The mounts
+ * exist only in that namespace, so they vanish with the sandbox, even when sandgym is killed.
+ */
+const startScript = (enterLimits: string) => `set -e
+${enterLimits}
+mount -t tmpfs -o "size=$2,mode=0755" sandgym-disk "$1/disk"
+mkdir "$1/disk/upper" "$1/disk/work"
+[ -z "$4" ] || cp -a "$4/." "$1/disk/upper/"
+cd "$3"
+mount -t overlay -o "lowerdir=$5,upperdir=$1/disk/upper,workdir=$1/disk/work,index=off,redirect_dir=off,metacopy=off" sandgym-root "$1/merged"
+cd /
+shift 5
+exec "$@"`;
+
+function bwrapArgs(p: LaunchParams): string[] {
+  return [
+    p.tools.bwrap,
+    '--bind',
+    `${p.dir}/merged`,
+    '/',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--ro-bind',
+    p.tools.catatonit,
+    '/dev/.init',
+    ...(p.network ? ['--ro-bind', '/etc/resolv.conf', '/etc/resolv.conf'] : []),
+    '--unshare-all',
+    ...(p.network ? ['--share-net'] : []),
+    '--as-pid-1',
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+    '--hostname',
+    'sandbox',
+    '--json-status-fd',
+    '3',
+    '/dev/.init',
+    '-P',
+  ];
+}
+
+export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
+  // Relative lowerdirs keep the mount options short: the kernel caps them at one page.
+  const lowerdir = p.layers.map((k) => `${k}/rootfs`).join(':');
+  const script = startScript(p.enterScript);
+  const args = ['--mount', '--propagation', 'private', '/bin/sh', '-c', script, 'sandgym-start'];
+  args.push(p.dir, String(p.diskBytes), p.layersDir, p.copyUpperFrom ?? '', lowerdir, ...bwrapArgs(p));
+  const holder = spawn(p.tools.unshare, args, {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+  });
+  let stderr = '';
+  holder.stderr!.on('data', (b: Buffer) => {
+    if (stderr.length < 4096) stderr += b.toString();
+  });
+  try {
+    const initPid = await readChildPid(holder, p);
+    await waitForExec(initPid, holder, p.timeoutMs ?? 60_000);
+    const startTicks = processStartTicks(initPid);
+    const holderTicks = holder.pid === undefined ? undefined : processStartTicks(holder.pid);
+    if (startTicks === undefined || holderTicks === undefined)
+      throw new Error('pid 1 exited right after start');
+    // The sandbox must not keep sandgym alive, nor sandgym's exit leave it running (--die-with-parent).
+    holder.unref();
+    (holder.stderr as Socket).unref();
+    (holder.stdio[3] as Socket).unref();
+    return { holder, init: { pid: initPid, startTicks }, holderTicks };
+  } catch (e) {
+    holder.kill('SIGKILL');
+    const detail = stderr.trim() || (e instanceof Error ? e.message : String(e));
+    throw new SandboxError(p.id, `could not start: ${detail}`, { cause: e, isRetryable: true });
+  }
+}
+
+/** bwrap writes `{ "child-pid": N, … }` on fd 3 once it has cloned the sandbox's pid 1. */
+function readChildPid(holder: ChildProcess, p: LaunchParams): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const status = holder.stdio[3]!;
+    const timer = setTimeout(() => reject(new Error('timed out waiting for bwrap')), p.timeoutMs ?? 60_000);
+    const onAbort = () => reject(p.signal?.reason ?? new Error('aborted'));
+    p.signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      p.signal?.removeEventListener('abort', onAbort);
+      status.off('data', onData);
+    };
+    const onData = (b: Buffer) => {
+      text += b.toString();
+      const m = /"child-pid":\s*(\d+)/.exec(text);
+      if (m) {
+        done();
+        resolve(Number(m[1]));
+      }
+    };
+    status.on('data', onData);
+    holder.once('exit', (code, signal) => {
+      done();
+      reject(new Error(`exited with ${signal ?? code} before the sandbox started`));
+    });
+    holder.once('error', (e) => {
+      done();
+      reject(e);
+    });
+  });
+}
+
+/**
+ * bwrap reports the pid before it has set up the sandbox's mounts; the sandbox is ready once that
+ * process has exec'd catatonit (its name is then `.init`, from /dev/.init).
+ */
+async function waitForExec(pid: number, holder: ChildProcess, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (let delayMs = 0.2; ; delayMs = Math.min(delayMs * 2, 10)) {
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      throw new Error('pid 1 exited during setup');
+    }
+    if (comm !== 'bwrap') return;
+    if (holder.exitCode !== null || Date.now() > end) throw new Error('setup did not finish');
+    await new Promise((r) => setTimeout(r, delayMs));
+  }
+}

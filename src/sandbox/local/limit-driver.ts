@@ -1,0 +1,44 @@
+import type { SandboxLimits } from '../types.ts';
+
+/** How a sandbox's limits are enforced; recorded in its meta.json. */
+export type LimitMechanism = 'cgroup-v1' | 'cgroup-v2' | 'rlimit';
+
+/** Enforces limits and tracks process trees for the sandboxes of one host. */
+export interface LimitDriver {
+  readonly mechanism: LimitMechanism;
+  /** Creates (or, for gc, just names) the limits of sandbox `id`. */
+  sandbox(id: string): SandboxLimitsHandle;
+  /** Ids of sandboxes that have cgroups on this host (empty for rlimits, which leave nothing behind). */
+  listSandboxIds(): string[];
+  /** The cgroup directories of sandbox `id`. */
+  cgroupDirs(id: string): string[];
+  /** Removes sandbox `id`'s cgroups if no process is left in them; true when they are gone. */
+  removeIfEmpty(id: string): boolean;
+}
+
+export interface SandboxLimitsHandle {
+  /** Creates the sandbox's cgroups and writes `limits`; returns the limits actually in force. */
+  apply(limits: SandboxLimits): string[];
+  /** Shell lines that put the running shell (`$$`) under the sandbox's limits before it execs. */
+  enterScript(): string;
+  /** A group for one exec: joins by `enterScript`, killed as a whole even after setsid. */
+  execGroup(execId: string): ExecGroup;
+  /** Stops every process of the sandbox (fork and snapshot copy a still filesystem). */
+  freeze(): Promise<void>;
+  thaw(): Promise<void>;
+  /** Kills every process in the sandbox's cgroups, then removes them; retries until empty. */
+  destroy(): Promise<void>;
+}
+
+export interface ExecGroup {
+  /** Shell lines that move `$$` into this group (and the sandbox's limits). */
+  enterScript(): string;
+  /** The host process that ran `enterScript`, for drivers that track by process group. */
+  attach(pid: number): void;
+  /** Kills the whole tree, orphans and setsid children included, and waits until it is gone. */
+  kill(): Promise<void>;
+  /** Sends `signal` to every process of the group. */
+  signal(signal: NodeJS.Signals): void;
+  /** Frees the group if it is empty (background processes may outlive their exec). */
+  release(): void;
+}

@@ -1,0 +1,286 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { ConfigError, SandboxError } from '../../errors.ts';
+import { findBaseImage } from '../images/base-recipes.ts';
+import { connectDocker, exportFromDocker } from '../images/docker-images.ts';
+import { runHostCommand } from '../images/host-command.ts';
+import { normalizeImageName } from '../images/image-name.ts';
+import { type ImageRecord, ImageStore } from '../images/image-store.ts';
+import { recipeKey } from '../images/recipe-key.ts';
+import {
+  type CreateSandboxOptions,
+  type GcOptions,
+  type GcReport,
+  LABELS,
+  type SandboxLimits,
+  type SandboxProvider,
+} from '../types.ts';
+import { gcLocal } from './gc.ts';
+import type { HostTools } from './host-tools.ts';
+import { launchInit } from './launch-init.ts';
+import type { LimitDriver } from './limit-driver.ts';
+import { resolveLimits } from './limits.ts';
+import { checkEnv, LocalSandbox, type SandboxOwner } from './local-sandbox.ts';
+import { layersInUse, removeSandboxDir } from './sandbox-dirs.ts';
+import { type SandboxMeta, writeMeta } from './sandbox-meta.ts';
+
+/** What every exec starts from, under the image's and the sandbox's own environment. */
+const DEFAULT_ENV = {
+  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  HOME: '/root',
+  LANG: 'C.UTF-8',
+};
+const DEFAULT_TTL_MS = 3_600_000;
+
+export interface LocalProviderConfig {
+  home: string;
+  runId: string;
+  tools: HostTools;
+  limitDriver: LimitDriver;
+  /** Copy images that are missing locally from a Docker engine when one answers. */
+  importFromDocker: boolean;
+}
+
+/** Everything a sandbox needs to start; forks copy it from their parent. */
+interface SandboxSpec {
+  image: string;
+  layers: readonly string[];
+  env: Record<string, string>;
+  workdir: string;
+  labels: Record<string, string>;
+  ttlMs: number;
+  limits: SandboxLimits;
+  network: boolean;
+}
+
+/**
+ * The `local` provider: bubblewrap sandboxes over overlayfs, with limits from cgroups (or rlimits), images
+ * from the local layer cache. Holds the sandboxes it made, so `close()` can end them all.
+ */
+export class LocalProvider implements SandboxProvider, SandboxOwner {
+  readonly name = 'local';
+  readonly store: ImageStore;
+  readonly sandboxesDir: string;
+  private readonly open = new Set<LocalSandbox>();
+
+  constructor(readonly config: LocalProviderConfig) {
+    this.store = new ImageStore(config.home);
+    this.sandboxesDir = join(config.home, 'sandboxes');
+  }
+
+  get limitDriver(): LimitDriver {
+    return this.config.limitDriver;
+  }
+
+  /** The sandboxes this provider made that are not closed yet. */
+  get sandboxes(): readonly LocalSandbox[] {
+    return [...this.open];
+  }
+
+  async create(options: CreateSandboxOptions): Promise<LocalSandbox> {
+    options.signal?.throwIfAborted();
+    const limits = resolveLimits(options.limits);
+    const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+      throw new ConfigError(`invalid sandbox ttlMs ${ttlMs}: expected a positive integer of milliseconds`);
+    }
+    if (options.workdir !== undefined && !posix.isAbsolute(options.workdir)) {
+      throw new ConfigError(`invalid sandbox workdir "${options.workdir}": expected an absolute path`);
+    }
+    checkEnv('(new)', options.env);
+    for (const [k, v] of Object.entries(options.labels ?? {})) {
+      if (typeof v !== 'string') throw new ConfigError(`invalid sandbox label ${k}: values are strings`);
+    }
+    const image = await this.resolveImage(options.image);
+    return this.start(
+      {
+        image: image.name,
+        layers: image.layers,
+        env: { ...DEFAULT_ENV, ...image.env, ...options.env },
+        workdir: options.workdir ?? image.workdir,
+        labels: { ...options.labels },
+        ttlMs,
+        limits,
+        network: options.network ?? false,
+      },
+      undefined,
+      options.signal,
+    );
+  }
+
+  async hasImage(image: string): Promise<boolean> {
+    if (await this.store.getComplete(normalizeImageName(image))) return true;
+    if (!this.config.importFromDocker) return false;
+    const docker = await connectDocker();
+    return docker
+      ? docker
+          .getImage(normalizeImageName(image))
+          .inspect()
+          .then(
+            () => true,
+            () => false,
+          )
+      : false;
+  }
+
+  private async resolveImage(image: string): Promise<ImageRecord> {
+    const name = normalizeImageName(image);
+    const local = await this.store.getComplete(name);
+    if (local) return local;
+    const docker = this.config.importFromDocker ? await connectDocker() : undefined;
+    const imported = docker && (await exportFromDocker(docker, this.store, name, this.config.runId));
+    if (imported) return imported;
+    const base = findBaseImage(name);
+    const remedy = base
+      ? `run "sandgym images build ${image}"`
+      : `pull it with docker ("docker pull ${image}"; sandgym copies it from there), or save it from a sandbox ` +
+        'with snapshot()';
+    throw new SandboxError(undefined, `image "${image}" not found locally; ${remedy}`);
+  }
+
+  private async start(
+    spec: SandboxSpec,
+    copyUpperFrom?: string,
+    signal?: AbortSignal,
+  ): Promise<LocalSandbox> {
+    const id = randomBytes(6).toString('hex');
+    const dir = join(this.sandboxesDir, id);
+    await mkdir(join(dir, 'disk'), { recursive: true });
+    await mkdir(join(dir, 'merged'));
+    const createdAtMs = Date.now();
+    const labels = {
+      ...spec.labels,
+      [LABELS.run]: this.config.runId,
+      [LABELS.createdAt]: String(createdAtMs),
+      [LABELS.ttlMs]: String(spec.ttlMs),
+    };
+    const limitsHandle = this.limitDriver.sandbox(id);
+    const meta: SandboxMeta = {
+      id,
+      image: spec.image,
+      layers: [...spec.layers],
+      labels,
+      run: this.config.runId,
+      createdAtMs,
+      ttlMs: spec.ttlMs,
+      limits: spec.limits,
+      limitMechanism: this.limitDriver.mechanism,
+      limitsEnforced: [],
+    };
+    await writeMeta(dir, meta);
+    try {
+      meta.limitsEnforced = limitsHandle.apply(spec.limits);
+      const launched = await launchInit({
+        id,
+        tools: this.config.tools,
+        dir,
+        layersDir: this.store.layersDir,
+        layers: spec.layers,
+        diskBytes: spec.limits.diskBytes,
+        enterScript: limitsHandle.enterScript(),
+        network: spec.network,
+        ...(copyUpperFrom !== undefined && { copyUpperFrom }),
+        ...(signal && { signal }),
+      });
+      meta.init = launched.init;
+      meta.holder = { pid: launched.holder.pid!, startTicks: launched.holderTicks };
+      await writeMeta(dir, meta);
+      const sandbox = new LocalSandbox({
+        ...spec,
+        id,
+        labels,
+        dir,
+        tools: this.config.tools,
+        limitsHandle,
+        launched,
+        owner: this,
+      });
+      this.open.add(sandbox);
+      return sandbox;
+    } catch (e) {
+      await limitsHandle.destroy().catch(() => {});
+      await removeSandboxDir(dir).catch(() => {});
+      throw e;
+    }
+  }
+
+  async fork(parent: LocalSandbox, n: number): Promise<LocalSandbox[]> {
+    const own = Object.fromEntries(
+      Object.entries(parent.labels).filter(([k]) => !Object.values(LABELS).includes(k as never)),
+    );
+    const spec: SandboxSpec = {
+      image: parent.image,
+      layers: parent.layers,
+      env: { ...parent.env },
+      workdir: parent.workdir,
+      labels: own,
+      ttlMs: Number(parent.labels[LABELS.ttlMs]),
+      limits: parent.limits,
+      network: parent.network,
+    };
+    const results = await parent.whileFrozen(() =>
+      Promise.allSettled(Array.from({ length: n }, () => this.start(spec, parent.upperPath))),
+    );
+    const made = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (!failed) return made;
+    await Promise.all(made.map((s) => s.close()));
+    throw new SandboxError(parent.id, `fork(${n}) failed: ${(failed.reason as Error).message}`, {
+      cause: failed.reason,
+      isRetryable: true,
+    });
+  }
+
+  async snapshot(parent: LocalSandbox, image: string): Promise<void> {
+    const name = normalizeImageName(image);
+    const dir = await this.store.newLayerDir(this.config.runId);
+    try {
+      await parent.whileFrozen(() =>
+        runHostCommand('cp', ['-a', '--', `${parent.upperPath}/.`, `${dir}/rootfs/`]),
+      );
+      const key = recipeKey({
+        snapshotOf: parent.id,
+        layers: parent.layers,
+        nonce: randomBytes(8).toString('hex'),
+      });
+      await this.store.commitLayer(dir, key, 'snapshot');
+      const replaced = await this.store.get(name);
+      await this.store.put({
+        name,
+        layers: [key, ...parent.layers],
+        env: { ...parent.env },
+        workdir: parent.workdir,
+        createdAt: new Date().toISOString(),
+        recipeKey: key,
+        source: 'snapshot',
+      });
+      if (replaced) {
+        const inUse = await layersInUse(this.sandboxesDir);
+        await this.store.pruneLayers(inUse, { candidates: replaced.layers, minAgeMs: 0 });
+      }
+    } catch (e) {
+      await this.store.discardLayerDir(dir);
+      throw new SandboxError(parent.id, `snapshot to "${name}" failed: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+  }
+
+  async destroy(sandbox: LocalSandbox): Promise<void> {
+    try {
+      await sandbox.limitsHandle.destroy();
+      await removeSandboxDir(sandbox.dir);
+    } finally {
+      this.open.delete(sandbox);
+    }
+  }
+
+  gc(options: GcOptions = {}): Promise<GcReport> {
+    return gcLocal(this, options);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.open].map((s) => s.close()));
+  }
+}

@@ -1,0 +1,264 @@
+import type { ChildProcess } from 'node:child_process';
+import { ConfigError, SandboxError } from '../../errors.ts';
+import { processStartTicks } from '../owner.ts';
+import type {
+  ExecOptions,
+  ExecResult,
+  Sandbox,
+  SandboxLimits,
+  SandboxProcess,
+  SpawnOptions,
+} from '../types.ts';
+import { enterSandbox } from './enter-sandbox.ts';
+import {
+  downloadDirectory,
+  type FileOpsHost,
+  readSandboxFile,
+  sandboxPath,
+  uploadDirectory,
+  writeSandboxFile,
+} from './file-ops.ts';
+import type { HostTools } from './host-tools.ts';
+import type { LaunchedInit } from './launch-init.ts';
+import type { SandboxLimitsHandle } from './limit-driver.ts';
+import { type RawCommandParams, type RawResult, runRawCommand } from './raw-command.ts';
+import { exitCodeOf, runExec } from './run-exec.ts';
+
+const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
+
+/** What a sandbox asks of the provider that made it. */
+export interface SandboxOwner {
+  fork(parent: LocalSandbox, n: number): Promise<LocalSandbox[]>;
+  snapshot(parent: LocalSandbox, image: string): Promise<void>;
+  /** Kills what is left and removes the sandbox's cgroups and directory. */
+  destroy(sandbox: LocalSandbox): Promise<void>;
+}
+
+export interface LocalSandboxInit {
+  id: string;
+  image: string;
+  /** Lower layers, topmost first. */
+  layers: readonly string[];
+  labels: Record<string, string>;
+  limits: SandboxLimits;
+  /** The environment every exec starts from (defaults, image, sandbox). */
+  env: Record<string, string>;
+  workdir: string;
+  network: boolean;
+  dir: string;
+  tools: HostTools;
+  limitsHandle: SandboxLimitsHandle;
+  launched: LaunchedInit;
+  owner: SandboxOwner;
+}
+
+/** A running local sandbox: catatonit as pid 1 in its own namespaces, over a private overlay. */
+export class LocalSandbox implements Sandbox, FileOpsHost {
+  readonly provider = 'local';
+  readonly id: string;
+  readonly image: string;
+  readonly layers: readonly string[];
+  readonly labels: Readonly<Record<string, string>>;
+  readonly limits: Readonly<SandboxLimits>;
+  readonly env: Readonly<Record<string, string>>;
+  readonly workdir: string;
+  readonly network: boolean;
+  readonly dir: string;
+  readonly limitsHandle: SandboxLimitsHandle;
+  private readonly tools: HostTools;
+  private readonly init: { pid: number; startTicks: number };
+  readonly holder: ChildProcess;
+  private readonly holderExited: Promise<void>;
+  private readonly owner: SandboxOwner;
+  private execCount = 0;
+  private died = false;
+  private closing: Promise<void> | undefined;
+  private frozenDepth = 0;
+
+  constructor(o: LocalSandboxInit) {
+    this.id = o.id;
+    this.image = o.image;
+    this.layers = o.layers;
+    this.labels = Object.freeze({ ...o.labels });
+    this.limits = Object.freeze({ ...o.limits });
+    this.env = Object.freeze({ ...o.env });
+    this.workdir = o.workdir;
+    this.network = o.network;
+    this.dir = o.dir;
+    this.tools = o.tools;
+    this.limitsHandle = o.limitsHandle;
+    this.init = o.launched.init;
+    this.holder = o.launched.holder;
+    this.owner = o.owner;
+    this.holderExited = new Promise<void>((resolve) => {
+      if (this.holder.exitCode !== null || this.holder.signalCode !== null) resolve();
+      else this.holder.once('exit', () => resolve());
+    }).then(() => {
+      if (!this.closing) this.died = true;
+    });
+  }
+
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  get initPid(): number {
+    return this.init.pid;
+  }
+
+  /** Host path of the writable layer, seen through the mount namespace that holds it. */
+  get upperPath(): string {
+    return `/proc/${this.holder.pid}/root${this.dir}/disk/upper`;
+  }
+
+  private initAlive(): boolean {
+    return processStartTicks(this.init.pid) === this.init.startTicks;
+  }
+
+  private assertUsable(): void {
+    if (this.closing) throw new SandboxError(this.id, 'this sandbox is closed; create a new one');
+    if (this.died || !this.initAlive()) {
+      this.died = true;
+      throw new SandboxError(
+        this.id,
+        'the sandbox died (its pid 1 is gone: killed from outside, or removed by "sandgym gc" after its TTL); ' +
+          'close it and create a new one',
+        { isRetryable: true },
+      );
+    }
+  }
+
+  private enterParams(
+    argv: readonly string[],
+    cwd: string | undefined,
+    env: Record<string, string> | undefined,
+  ) {
+    this.assertUsable();
+    checkEnv(this.id, env);
+    return {
+      tools: this.tools,
+      initPid: this.init.pid,
+      group: this.limitsHandle.execGroup(`x${++this.execCount}`),
+      env: { ...this.env, ...env },
+      cwd: cwd === undefined ? this.workdir : sandboxPath(this, cwd),
+      argv,
+    };
+  }
+
+  async exec(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const params = this.enterParams(toArgv(this.id, command), options.cwd, options.env);
+    const result = await runExec({
+      ...params,
+      stdin: options.stdin,
+      timeoutMs: options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
+      maxOutputBytes: options.maxOutputBytes ?? this.limits.outputBytes,
+      signal: options.signal,
+    });
+    // nsenter fails the same way a command can (exit 1); only a dead pid 1 makes it the sandbox's fault.
+    if (result.exitCode !== 0 && !this.closing) this.assertUsable();
+    return result;
+  }
+
+  async spawn(command: string | readonly string[], options: SpawnOptions = {}): Promise<SandboxProcess> {
+    const params = this.enterParams(toArgv(this.id, command), options.cwd, options.env);
+    const child = enterSandbox({ ...params, stdin: 'pipe' });
+    const exited = new Promise<{ exitCode: number; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('error', () => resolve({ exitCode: 127, signal: null }));
+      child.once('exit', (code, signal) => {
+        params.group.release();
+        resolve({ exitCode: exitCodeOf(code, signal), signal });
+      });
+    });
+    child.stdin!.on('error', () => {});
+    return {
+      stdout: child.stdout!,
+      stderr: child.stderr!,
+      stdin: child.stdin!,
+      kill: (signal: NodeJS.Signals = 'SIGKILL') => {
+        if (signal === 'SIGKILL') void params.group.kill();
+        else params.group.signal(signal);
+      },
+      exited,
+    };
+  }
+
+  async raw(
+    argv: readonly string[],
+    options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'timeoutMs'>,
+  ): Promise<RawResult> {
+    return runRawCommand({ ...this.enterParams(argv, '/', undefined), ...options });
+  }
+
+  async readFile(path: string): Promise<Buffer> {
+    this.assertUsable();
+    return readSandboxFile(this, path);
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+    this.assertUsable();
+    return writeSandboxFile(this, path, data, options.mode);
+  }
+
+  async uploadDir(hostDir: string, sandboxDir: string): Promise<void> {
+    this.assertUsable();
+    return uploadDirectory(this, hostDir, sandboxDir);
+  }
+
+  async downloadDir(sandboxDir: string, hostDir: string): Promise<void> {
+    this.assertUsable();
+    return downloadDirectory(this, sandboxDir, hostDir);
+  }
+
+  async fork(n: number): Promise<LocalSandbox[]> {
+    this.assertUsable();
+    if (!Number.isSafeInteger(n) || n < 1) {
+      throw new ConfigError(`sandbox ${this.id}: fork(n) needs a positive integer, got ${n}`);
+    }
+    return this.owner.fork(this, n);
+  }
+
+  async snapshot(image: string): Promise<void> {
+    this.assertUsable();
+    await this.owner.snapshot(this, image);
+  }
+
+  /** Runs `fn` with every process of the sandbox stopped, so its filesystem holds still. */
+  async whileFrozen<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.frozenDepth++ === 0) await this.limitsHandle.freeze();
+    try {
+      return await fn();
+    } finally {
+      if (--this.frozenDepth === 0) await this.limitsHandle.thaw();
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    // Killing pid 1 ends its pid namespace (the kernel kills the rest); bwrap's monitor then exits and
+    // with it the mount namespace holding the overlay and the tmpfs.
+    if (this.initAlive()) process.kill(this.init.pid, 'SIGKILL');
+    this.holder.kill('SIGKILL');
+    await Promise.race([this.holderExited, new Promise((r) => setTimeout(r, 10_000))]);
+    await this.owner.destroy(this);
+  }
+}
+
+function toArgv(id: string, command: string | readonly string[]): readonly string[] {
+  if (typeof command === 'string') return ['/bin/sh', '-c', command];
+  if (!Array.isArray(command) || command.length === 0 || !command.every((a) => typeof a === 'string')) {
+    throw new ConfigError(`sandbox ${id}: a command is a shell string or a non-empty array of strings`);
+  }
+  return command;
+}
+
+export function checkEnv(id: string, env: Record<string, string> | undefined): void {
+  for (const [k, v] of Object.entries(env ?? {})) {
+    if (!k || k.includes('=') || k.includes('\0') || typeof v !== 'string' || v.includes('\0')) {
+      throw new ConfigError(`sandbox ${id}: invalid environment variable ${JSON.stringify(k)}`);
+    }
+  }
+}

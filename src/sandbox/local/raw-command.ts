@@ -1,0 +1,51 @@
+import { Readable } from 'node:stream';
+import { type EnterParams, enterSandbox } from './enter-sandbox.ts';
+import { exitCodeOf } from './run-exec.ts';
+
+export interface RawResult {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+export interface RawCommandParams extends Omit<EnterParams, 'stdin'> {
+  stdin?: Buffer | Readable;
+  /** Where stdout goes; collected into `stdout` when absent. */
+  stdout?: NodeJS.WritableStream;
+  timeoutMs: number;
+}
+
+/**
+ * Runs one of sandgym's own helper commands (cat, tar, mkdir) inside the sandbox: binary stdout kept whole
+ * or streamed on, no output cap, a deadline that kills the tree and reports exit 124.
+ */
+export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
+  const child = enterSandbox({ ...p, stdin: p.stdin ? 'pipe' : 'ignore' });
+  const chunks: Buffer[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (b: Buffer) => {
+    if (stderr.length < 16_384) stderr += b.toString();
+  });
+  if (p.stdout) child.stdout!.pipe(p.stdout);
+  else child.stdout!.on('data', (b: Buffer) => chunks.push(b));
+  if (p.stdin) {
+    child.stdin!.on('error', () => {});
+    if (p.stdin instanceof Readable) p.stdin.pipe(child.stdin!);
+    else child.stdin!.end(p.stdin);
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void p.group.kill();
+  }, p.timeoutMs);
+  try {
+    const exitCode = await new Promise<number>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code, signal) => resolve(exitCodeOf(code, signal)));
+    });
+    return { exitCode: timedOut ? 124 : exitCode, stdout: Buffer.concat(chunks), stderr };
+  } finally {
+    clearTimeout(timer);
+    p.group.release();
+  }
+}

@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SandboxLimits } from '../types.ts';
+import type { LimitMechanism } from './limit-driver.ts';
+
+/**
+ * `<home>/sandboxes/<id>/meta.json`: everything `gc` (in this or another process) needs to find and
+ * remove a local sandbox. Written before anything else exists, so a crash at any later point leaves a
+ * sandbox that gc can attribute to its (dead) owner.
+ */
+export interface SandboxMeta {
+  id: string;
+  image: string;
+  /** Lower layers, topmost first; `images rm` and layer pruning keep them while the sandbox lives. */
+  layers: string[];
+  labels: Record<string, string>;
+  /** Owner run id (see owner.ts). */
+  run: string;
+  createdAtMs: number;
+  ttlMs: number;
+  limits: SandboxLimits;
+  limitMechanism: LimitMechanism;
+  /** Limits actually in force (e.g. `memory`, `pids`, `cpu`, `freezer`). */
+  limitsEnforced: string[];
+  /** Host pid of the sandbox's pid 1 and its start time, so a reused pid is never killed by mistake. */
+  init?: { pid: number; startTicks: number };
+  /** Host pid of bwrap's monitor process, which holds the sandbox's mounts in its mount namespace. */
+  holder?: { pid: number; startTicks: number };
+}
+
+export function metaPath(dir: string): string {
+  return join(dir, 'meta.json');
+}
+
+export async function writeMeta(dir: string, meta: SandboxMeta): Promise<void> {
+  const tmp = `${metaPath(dir)}.${randomBytes(4).toString('hex')}`;
+  await writeFile(tmp, JSON.stringify(meta));
+  await rename(tmp, metaPath(dir));
+}
+
+export async function readMeta(dir: string): Promise<SandboxMeta | undefined> {
+  try {
+    return JSON.parse(await readFile(metaPath(dir), 'utf8')) as SandboxMeta;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,11 @@
+import { resolveHome } from '../images/home.ts';
+import { ImageStore } from '../images/image-store.ts';
+
+/** Why local sandbox tests cannot run here (not root, no base image), or undefined when they can. */
+export async function localTestSkipReason(): Promise<string | undefined> {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'local sandboxes need Linux and root';
+  if (!(await new ImageStore(resolveHome()).getComplete('sandgym/base'))) {
+    return 'no sandgym/base image: run "sandgym images build base"';
+  }
+  return undefined;
+}
