@@ -56,6 +56,6 @@ test('RL losses refuse missing inputs and inverted thresholds', () => {
   assert.throws(() => evaluateLoss('ppo', d, p), /needs loss_fn_inputs.logprobs and advantages/);
   assert.throws(
     () => evaluateLoss('ppo', rl([1, 1, 1]), p, { clip_low_threshold: 1.3, clip_high_threshold: 1.2 }),
-    /clip_low_threshold ≤ clip_high_threshold/,
+    /clip.low is 1.3; it must be in \[0, 1\]/,
   );
 });

@@ -1,3 +1,5 @@
+import type { PolicyLossConfig } from '../rl/index.ts';
+import { computePolicyLoss, policyLossConfigFromTinker } from '../rl/index.ts';
 import type { ParsedDatum } from './datum.ts';
 import type { LossFnConfig, LossFnType } from './engine.ts';
 import { EngineInputError } from './errors.ts';
@@ -11,18 +13,17 @@ export interface TokenLosses {
 
 export const LOSS_FNS: readonly LossFnType[] = ['cross_entropy', 'importance_sampling', 'ppo', 'cispo'];
 
-const CLIP_DEFAULTS: Partial<Record<LossFnType, { low: number; high: number }>> = {
-  ppo: { low: 0.8, high: 1.2 },
-  cispo: { low: 0, high: 4 },
-};
+/** CISPO's thresholds default one-sided (0, 4), as the Tinker cookbook uses it; ppo's are 0.8 and 1.2. */
+const CISPO_DEFAULTS = { clip_low_threshold: 0, clip_high_threshold: 4 };
 
 /**
- * Evaluates Tinker's loss `lossFn` per token, given the model's logprobs p of the target tokens.
- * With q the sampler's logprobs, r = exp(p − q) and A the advantages:
+ * Evaluates Tinker's loss `lossFn` per token through `rl/`'s policy losses, given the model's logprobs p
+ * of the target tokens. With q the sampler's logprobs, r = exp(p − q) and A the advantages:
  *   cross_entropy        −w·p
  *   importance_sampling  −r·A
- *   ppo                  −min(r·A, clip(r, low, high)·A)
- *   cispo                −sg(clip(r, low, high))·A·p   (sg: no gradient flows through the weight)
+ *   ppo                  −min(r·A, clip(r, low, high)·A)   (no dual clip, as Tinker)
+ *   cispo                −sg(clip(r, low, high))·A·p        (sg: no gradient flows through the weight)
+ * Every token is trained: Tinker masks through zero weights or advantages. Missing weights are 1.
  */
 export function evaluateLoss(
   lossFn: LossFnType,
@@ -30,53 +31,36 @@ export function evaluateLoss(
   logprobs_T: Float32Array,
   config: LossFnConfig = {},
 ): TokenLosses {
-  const T = logprobs_T.length;
-  const loss_T = new Float64Array(T);
-  const dLogprob_T = new Float64Array(T);
-  if (lossFn === 'cross_entropy') {
-    for (let t = 0; t < T; t++) {
-      const w = datum.weights_T ? datum.weights_T[t]! : 1;
-      loss_T[t] = -w * logprobs_T[t]!;
-      dLogprob_T[t] = -w;
-    }
-    return { loss_T, dLogprob_T };
-  }
   if (!LOSS_FNS.includes(lossFn)) {
     throw new EngineInputError(`unknown loss_fn "${lossFn}"; use one of ${LOSS_FNS.join(', ')}`);
   }
-  const { logprobs_T: q, advantages_T: adv } = datum;
-  if (!q || !adv)
+  if (lossFn !== 'cross_entropy' && (!datum.logprobs_T || !datum.advantages_T)) {
     throw new EngineInputError(`loss_fn "${lossFn}" needs loss_fn_inputs.logprobs and advantages`);
-  const clip = clipRange(lossFn, config);
-  for (let t = 0; t < T; t++) {
-    const p = logprobs_T[t]!;
-    const a = adv[t]!;
-    const r = Math.exp(p - q[t]!);
-    if (lossFn === 'importance_sampling') {
-      loss_T[t] = -r * a;
-      dLogprob_T[t] = -r * a;
-    } else if (lossFn === 'ppo') {
-      const unclipped = r * a;
-      const clipped = Math.min(Math.max(r, clip.low), clip.high) * a;
-      loss_T[t] = -Math.min(unclipped, clipped);
-      dLogprob_T[t] = unclipped <= clipped ? -r * a : 0;
-    } else {
-      const w = Math.min(Math.max(r, clip.low), clip.high) * a;
-      loss_T[t] = -w * p;
-      dLogprob_T[t] = -w;
-    }
   }
-  return { loss_T, dLogprob_T };
+  const row = (a: Float32Array | undefined) => (a ? [Array.from(a)] : undefined);
+  const result = computePolicyLoss(
+    lossFn,
+    {
+      logprobs_B_T: [Array.from(logprobs_T)],
+      mask_B_T: [Array.from(logprobs_T, () => 1)],
+      oldLogprobs_B_T: row(datum.logprobs_T),
+      advantages_B_T: row(datum.advantages_T),
+      weights_B_T: [datum.weights_T ? Array.from(datum.weights_T) : Array.from(logprobs_T, () => 1)],
+    },
+    policyConfig(lossFn, config),
+  );
+  return {
+    loss_T: Float64Array.from(result.loss_B_T[0]!),
+    dLogprob_T: Float64Array.from(result.dLossDLogprob_B_T[0]!),
+  };
 }
 
-function clipRange(lossFn: LossFnType, config: LossFnConfig): { low: number; high: number } {
-  const defaults = CLIP_DEFAULTS[lossFn] ?? { low: 0, high: Number.POSITIVE_INFINITY };
-  const low = config.clip_low_threshold ?? defaults.low;
-  const high = config.clip_high_threshold ?? defaults.high;
-  if (!(low >= 0 && high >= low)) {
-    throw new EngineInputError(
-      `loss_fn_config for ${lossFn}: need 0 ≤ clip_low_threshold ≤ clip_high_threshold (ratios), got ${low} and ${high}`,
-    );
-  }
-  return { low, high };
+function policyConfig(lossFn: LossFnType, config: LossFnConfig): PolicyLossConfig {
+  return policyLossConfigFromTinker(
+    lossFn === 'cispo' ? { ...CISPO_DEFAULTS, ...definedKeys(config) } : config,
+  );
+}
+
+function definedKeys(config: LossFnConfig): LossFnConfig {
+  return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined));
 }
