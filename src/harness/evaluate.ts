@@ -112,6 +112,7 @@ async function applyPatch(
     log.push(`${APPLY_PATCH_PASS}: already applied\n`);
     return true;
   }
+  if (restore) await exec(restore);
   log.push(`${APPLY_PATCH_FAIL}:\n${last!.stdout}${last!.stderr}\n`);
   return false;
 }
