@@ -1,49 +1,51 @@
-import type { Sandbox, SandboxProvider } from '../sandbox/index.ts';
+import { isSandboxError } from '../errors.ts';
+import { errorGrade, evaluate, type Grade } from '../harness/index.ts';
+import type { SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../tasks/index.ts';
 import { type PrepareOptions, prepareSandbox } from './prepare.ts';
 
-/** What the environment reads of a grade; the harness's `Grade` has it, with its details beside. */
-export interface GradeLike {
-  status: 'resolved' | 'unresolved' | 'error';
-}
-
-/** Applies `patch` in `sandbox`, runs the task's tests and grades them (the harness's `evaluate`). */
-export type Grader<G extends GradeLike = GradeLike> = (
-  sandbox: Sandbox,
-  task: Task,
-  patch: string,
-  options: { timeoutMs: number; signal?: AbortSignal },
-) => Promise<G>;
-
-export interface GradePatchOptions<G extends GradeLike> {
+export interface GradePatchOptions {
   provider: SandboxProvider;
-  grader: Grader<G>;
-  /** The whole grading budget (`env.reward_timeout_s`): making the sandbox and running the tests. */
+  /** The whole grading budget (`env.reward_timeout_s`): making the sandbox, applying, running the tests. */
   timeoutMs: number;
   create?: PrepareOptions['create'];
   now?: () => number;
 }
 
+/** The harness's verdict on a patch, and the log it was read from. */
+export interface PatchGrade {
+  grade: Grade;
+  log: string;
+}
+
 /**
- * Grades a patch the way the official graders do: on a fresh sandbox made from the task as published
- * (tests in place, history untouched), closed afterwards whatever happened.
+ * Grades a patch the way the official graders do: SWE-bench applies a prediction to a fresh container of
+ * the instance image, so this makes a fresh sandbox from the task as published (tests in place, history
+ * untouched), has the harness apply the patch and run the tests, and closes the sandbox whatever happened.
+ * Nothing the agent did outside its diff (installed packages, edited tests, background processes, a
+ * damaged environment) reaches the grade. A sandbox that breaks while grading gives an `error` grade, as
+ * inside the harness; it is never a 0.
  */
-export async function gradePatch<G extends GradeLike>(
-  task: Task,
-  patch: string,
-  options: GradePatchOptions<G>,
-): Promise<G> {
+export async function gradePatch(task: Task, patch: string, options: GradePatchOptions): Promise<PatchGrade> {
   const now = options.now ?? Date.now;
   const deadline = now() + options.timeoutMs;
-  const signal = AbortSignal.timeout(options.timeoutMs);
-  const sandbox = await prepareSandbox(task, options.provider, {
-    purpose: 'grading',
-    timeoutMs: options.timeoutMs,
-    signal,
-    ...(options.create ? { create: options.create } : {}),
-  });
+  let sandbox: Awaited<ReturnType<typeof prepareSandbox>>;
   try {
-    return await options.grader(sandbox, task, patch, { timeoutMs: Math.max(0, deadline - now()), signal });
+    sandbox = await prepareSandbox(task, options.provider, {
+      purpose: 'grading',
+      timeoutMs: options.timeoutMs,
+      ...(options.create ? { create: options.create } : {}),
+    });
+  } catch (e) {
+    if (!isSandboxError(e)) throw e;
+    return {
+      grade: errorGrade('sandbox_failed', `the grading sandbox: ${e.message}`),
+      log: `${e.message}\n`,
+    };
+  }
+  try {
+    const { grade, log } = await evaluate(sandbox, task, { patch, timeoutMs: Math.max(1, deadline - now()) });
+    return { grade, log };
   } finally {
     await sandbox.close();
   }

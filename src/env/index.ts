@@ -5,7 +5,7 @@
  */
 export { agentPatch, graderOwnedPaths, MAX_PATCH_BYTES } from './agent-patch.ts';
 export { type ArgumentCheck, checkArguments, describeParameters } from './check-arguments.ts';
-export { type GradeLike, type GradePatchOptions, type Grader, gradePatch } from './grade-patch.ts';
+export { type GradePatchOptions, gradePatch, type PatchGrade } from './grade-patch.ts';
 export { type PrepareOptions, prepareSandbox, R2E_HIDDEN_PATHS } from './prepare.ts';
 export { INSTRUCTION_PLACEHOLDERS, renderInstruction } from './render-instruction.ts';
 export { type ScrubOutcome, scrubGitHistory } from './scrub-git-history.ts';

@@ -8,7 +8,8 @@ import { scrubGitHistory } from './scrub-git-history.ts';
 export interface PrepareOptions {
   /**
    * `episode` (default): the agent's sandbox — grading tests hidden, future git history scrubbed.
-   * `grading`: a clean sandbox for the harness — the task as published, tests in place, nothing scrubbed.
+   * `grading`: a clean sandbox for the harness — the task as published (R2E-Gym's hidden tests in place),
+   * nothing scrubbed; a SWE-bench task's test files are at base_commit, ready for the test patch.
    */
   purpose?: 'episode' | 'grading';
   /** Scrub future git history (`env.scrub_git_history`); default true. */
@@ -64,9 +65,10 @@ export async function prepareSandbox(
   try {
     const run = commandRunner(sandbox, workdir, options);
     if (task.kind === 'debug') await writeDebugRepo(sandbox, task, run);
+    // The harness applies the test patch itself; a tree that already holds its files would refuse it.
+    if (task.kind === 'swe') await hideSweTests(task, run);
     if (options.purpose === 'grading') return sandbox;
     await run(['sh', '-c', EXCLUDE_SCRIPT, 'sh', ...EXCLUDED_NOISE], 'keeping build noise out of git');
-    if (task.kind === 'swe') await hideSweTests(task, run);
     if (task.kind === 'r2e') await hideR2eTests(run);
     await commitBaseline(run);
     if (options.scrubGitHistory ?? true) {

@@ -1,12 +1,13 @@
 import { posix } from 'node:path';
 import type { Config } from '../config/index.ts';
 import { SandboxError, SandgymError } from '../errors.ts';
+import type { Grade } from '../harness/index.ts';
 import type { ToolSpec } from '../llm/types.ts';
 import type { Sandbox, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../tasks/index.ts';
 import { agentPatch } from './agent-patch.ts';
 import { checkArguments, describeParameters } from './check-arguments.ts';
-import { type GradeLike, type Grader, gradePatch } from './grade-patch.ts';
+import { gradePatch } from './grade-patch.ts';
 import type { PrepareOptions } from './prepare.ts';
 import { renderInstruction } from './render-instruction.ts';
 import { createToolSet } from './tool-set.ts';
@@ -19,11 +20,9 @@ export type EnvConfig = Pick<
   'tools' | 'step_timeout_s' | 'reward_timeout_s' | 'max_observation_chars'
 >;
 
-export interface SWEEnvOptions<G extends GradeLike = GradeLike> {
+export interface SWEEnvOptions {
   /** The `env` config section. */
   config: EnvConfig;
-  /** Grades a patch in a sandbox (the harness's `evaluate`). */
-  grader: Grader<G>;
   /** Makes the fresh sandbox each grade runs in. */
   provider: SandboxProvider;
   /** Provider options of the grading sandbox (labels, TTL, limits). */
@@ -35,12 +34,13 @@ export interface SWEEnvOptions<G extends GradeLike = GradeLike> {
   now?: () => number;
 }
 
-/** The outcome of grading: the harness's verdict, the reward, and the patch that was graded. */
-export interface EpisodeGrade<G extends GradeLike = GradeLike> {
-  grade: G;
+/** The outcome of grading: the harness's verdict, the reward, the patch that was graded and the test log. */
+export interface EpisodeGrade {
+  grade: Grade;
   /** 1 resolved, 0 unresolved; null when grading itself failed (`error`): never trained on as a 0. */
   reward: 1 | 0 | null;
   patch: string;
+  log: string;
 }
 
 /**
@@ -51,7 +51,7 @@ export interface EpisodeGrade<G extends GradeLike = GradeLike> {
  * The agent's mistakes come back as observations (`invalid: true` for a malformed call); a broken sandbox
  * throws `SandboxError`, so the episode ends as `error`.
  */
-export class SWEEnv<G extends GradeLike = GradeLike> {
+export class SWEEnv {
   readonly instruction: string;
   readonly tools: ToolSpec[];
   private readonly toolList: Tool[];
@@ -66,7 +66,7 @@ export class SWEEnv<G extends GradeLike = GradeLike> {
   constructor(
     readonly task: Task,
     readonly sandbox: Sandbox,
-    private readonly options: SWEEnvOptions<G>,
+    private readonly options: SWEEnvOptions,
   ) {
     this.instruction = renderInstruction(task, options.instructionTemplate);
     this.toolList = createToolSet(
@@ -132,20 +132,19 @@ export class SWEEnv<G extends GradeLike = GradeLike> {
   }
 
   /**
-   * Grades `patch` (default: the agent's) on a fresh sandbox made from the task as published, within
-   * `env.reward_timeout_s`: the official graders apply the patch to a clean checkout, and so nothing the
-   * agent did outside its diff (installed packages, edited tests, background processes) reaches the grade.
+   * Grades `patch` (default: the agent's) within `env.reward_timeout_s`, on a fresh sandbox made from the
+   * task as published (see `gradePatch`): the official graders apply the patch to a clean checkout, and the
+   * agent's sandbox may be in any state by now.
    */
-  async grade(patch?: string): Promise<EpisodeGrade<G>> {
+  async grade(patch?: string): Promise<EpisodeGrade> {
     const graded = patch ?? (await this.patch());
-    const grade = await gradePatch(this.task, graded, {
+    const { grade, log } = await gradePatch(this.task, graded, {
       provider: this.options.provider,
-      grader: this.options.grader,
       timeoutMs: this.options.config.reward_timeout_s * 1000,
       ...(this.options.gradingSandbox ? { create: this.options.gradingSandbox } : {}),
     });
     const reward = grade.status === 'resolved' ? 1 : grade.status === 'unresolved' ? 0 : null;
-    return { grade, reward, patch: graded };
+    return { grade, reward, patch: graded, log };
   }
 
   /** Ends what the tools keep alive (the pdb session). The sandbox stays open: its owner closes it. */

@@ -9,13 +9,12 @@ export function truncateObservation(text: string, maxChars: number): string {
   // A marker for the largest possible count is at least as long as the real one, so the result fits.
   const markerRoom = clipMarker(text.length).length;
   const kept = Math.max(0, maxChars - markerRoom);
-  const marker = clipMarker(text.length - kept);
   let head = Math.ceil(kept / 2);
   let tailStart = text.length - (kept - head);
   // Never split a UTF-16 surrogate pair: the half left over would be an invalid character.
   if (head > 0 && isHighSurrogate(text.charCodeAt(head - 1))) head--;
   if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
-  return text.slice(0, head) + marker + text.slice(tailStart);
+  return text.slice(0, head) + clipMarker(tailStart - head) + text.slice(tailStart);
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -134,7 +134,8 @@ function stripComment(line: string): string {
 
 /**
  * The first line of the body where a breakpoint fires on every call: after the header, skipping blank
- * lines, comments and the docstring. Undefined when the body sits on the header line (`def f(): return 1`).
+ * lines, comments and the docstring, and into the first method of a class. Undefined when the body sits on
+ * the header line (`def f(): return 1`).
  */
 export function firstBodyLine(lines: readonly string[], header: DefinitionHeader): number | undefined {
   if (header.inlineBody) return undefined;
@@ -160,7 +161,9 @@ export function firstBodyLine(lines: readonly string[], header: DefinitionHeader
       i = j + 1;
       continue;
     }
-    return i + 1;
+    // A class body or a nested def starts with another header, where a breakpoint would be refused too.
+    const nested = definitionHeaderAt(lines, i + 1);
+    return nested ? firstBodyLine(lines, nested) : i + 1;
   }
   return undefined;
 }

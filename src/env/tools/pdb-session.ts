@@ -1,7 +1,10 @@
 import { SandboxError } from '../../errors.ts';
 import type { Sandbox, SandboxProcess } from '../../sandbox/index.ts';
+import { execLine, shellArgv } from './shell.ts';
 
 export const PDB_PROMPT = '(Pdb) ';
+const PID_MARKER = 'sandgym-pdb-pid';
+const PID_LINE = new RegExp(`^${PID_MARKER} (\\d+)$`);
 /** pdb's question before `clear` with no argument deletes every breakpoint. */
 export const CLEAR_ALL_PROMPT = 'Clear all breaks? ';
 
@@ -31,9 +34,12 @@ export class PdbSession {
   private buffer = new ReplyBuffer();
   private exit: { exitCode: number } | undefined;
   private wake: (() => void) | undefined;
+  /** The debugged process's pid inside the sandbox, from the launcher's first line. */
+  private pid: number | undefined;
+  private firstLine = '';
 
   private constructor(
-    private readonly sandboxId: string,
+    private readonly sandbox: Sandbox,
     private readonly process: SandboxProcess,
   ) {
     const onData = (chunk: string) => {
@@ -42,7 +48,16 @@ export class PdbSession {
     };
     process.stdout.setEncoding('utf8');
     process.stderr.setEncoding('utf8');
-    process.stdout.on('data', onData);
+    process.stdout.on('data', (chunk: string) => {
+      if (this.pid === undefined) {
+        this.firstLine += chunk;
+        const newline = this.firstLine.indexOf('\n');
+        if (newline === -1) return;
+        this.pid = Number(PID_LINE.exec(this.firstLine.slice(0, newline))?.[1] ?? Number.NaN);
+        chunk = this.firstLine.slice(newline + 1);
+      }
+      onData(chunk);
+    });
     process.stderr.on('data', onData);
     // A write after the process died fails with EPIPE; the exit is reported by `exited`, not by a crash.
     process.stdin.on('error', () => {});
@@ -52,13 +67,21 @@ export class PdbSession {
     });
   }
 
+  /**
+   * Starts `argv` after the task's `setup` lines. The launcher shell prints its pid and then `exec`s the
+   * program, so the pid is the debugged process's, for interrupting it from inside the sandbox.
+   */
   static async start(
     sandbox: Sandbox,
+    setup: string,
     argv: readonly string[],
     options: { cwd: string; env: Record<string, string> },
   ): Promise<PdbSession> {
-    const process = await sandbox.spawn(argv, options);
-    return new PdbSession(sandbox.id, process);
+    const process = await sandbox.spawn(
+      shellArgv(setup, `echo "${PID_MARKER} $$"\n${execLine(argv)}`),
+      options,
+    );
+    return new PdbSession(sandbox, process);
   }
 
   get alive(): boolean {
@@ -68,7 +91,7 @@ export class PdbSession {
   /** Sends one line and reads the reply. */
   async send(line: string, timeoutMs: number): Promise<PdbReply> {
     if (!this.alive)
-      throw new SandboxError(this.sandboxId, 'pdb session: sent a command to a process that ended');
+      throw new SandboxError(this.sandbox.id, 'pdb session: sent a command to a process that ended');
     this.process.stdin.write(`${line}\n`);
     return this.read(timeoutMs);
   }
@@ -80,11 +103,17 @@ export class PdbSession {
   async read(timeoutMs: number): Promise<PdbReply> {
     const first = await this.waitForEnd(timeoutMs);
     if (first !== 'timeout') return this.take(first);
-    this.process.kill('SIGINT');
+    await this.interrupt();
     const second = await this.waitForEnd(INTERRUPT_GRACE_MS);
     if (second !== 'timeout') return { ...this.take(second), end: 'timeout' };
     await this.close();
     return { ...this.take('exited'), end: 'timeout' };
+  }
+
+  /** SIGINT to the debugged process alone, sent from inside the sandbox: pdb then stops at the next line. */
+  private async interrupt(): Promise<void> {
+    if (this.pid === undefined || Number.isNaN(this.pid) || !this.alive) return;
+    await this.sandbox.exec(['kill', '-INT', String(this.pid)], { timeoutMs: INTERRUPT_GRACE_MS });
   }
 
   private waitForEnd(timeoutMs: number): Promise<PdbReply['end']> {
@@ -132,7 +161,7 @@ export class PdbSession {
     clearTimeout(timer);
     if (outcome === 'stuck') {
       throw new SandboxError(
-        this.sandboxId,
+        this.sandbox.id,
         `pdb session: the process survived SIGKILL for ${KILL_WAIT_MS} ms`,
       );
     }

@@ -15,7 +15,6 @@ import {
 } from './pdb-commands.ts';
 import { type PdbReply, PdbSession } from './pdb-session.ts';
 import { readText, resolvePath, statPath } from './sandbox-files.ts';
-import { execLine, shellArgv } from './shell.ts';
 import { changedRegion, splitLines } from './text-edits.ts';
 
 const SPEC: ToolSpec = {
@@ -179,8 +178,10 @@ export class Pdb implements Tool {
     await this.close();
     this.staleBecause = undefined;
     this.frameFile = undefined;
-    const argv = shellArgv(ctx.setup, execLine(this.argv!));
-    this.session = await PdbSession.start(ctx.sandbox, argv, { cwd: ctx.repoDir, env: PDB_ENV });
+    this.session = await PdbSession.start(ctx.sandbox, ctx.setup, this.argv!, {
+      cwd: ctx.repoDir,
+      env: PDB_ENV,
+    });
     const reply = await this.session.read(ctx.remainingMs());
     if (reply.end !== 'prompt') {
       await this.close();

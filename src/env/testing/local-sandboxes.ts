@@ -1,0 +1,34 @@
+import { errorMessage } from '../../errors.ts';
+import { createProvider, type Sandbox, type SandboxProvider } from '../../sandbox/index.ts';
+
+export const BASE_IMAGE = 'sandgym/base:latest';
+
+export interface LocalTestEnvironment {
+  /** Why the sandbox tests must skip, or undefined when the local provider and the base image are there. */
+  skip: string | undefined;
+  provider: () => SandboxProvider;
+}
+
+/** The real `local` provider for `*.local.test.ts` files, which skip (saying why) without it. */
+export async function localTestEnvironment(): Promise<LocalTestEnvironment> {
+  let provider: SandboxProvider | undefined;
+  const get = () => provider!;
+  try {
+    provider = await createProvider('local');
+  } catch (e) {
+    return { skip: `the local sandbox provider is not available here: ${errorMessage(e)}`, provider: get };
+  }
+  if (!(await provider.hasImage(BASE_IMAGE))) {
+    await provider.close();
+    return { skip: `no ${BASE_IMAGE} image; run "node bin/sandgym.js images build base"`, provider: get };
+  }
+  return { skip: undefined, provider: get };
+}
+
+/** Runs a shell script in a sandbox and fails the test with its output unless it exits 0. */
+export async function sh(sandbox: Sandbox, script: string, cwd = '/testbed'): Promise<string> {
+  const r = await sandbox.exec(['sh', '-c', `set -e\n${script}`], { cwd, timeoutMs: 60_000 });
+  if (r.exitCode !== 0)
+    throw new Error(`script failed (exit ${r.exitCode}):\n${script}\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
