@@ -89,7 +89,7 @@ const agent = section({
     .enum(['function_calling', 'xml'])
     .default('function_calling')
     .describe('How tools reach the model: OpenAI tool calls, or <function=…> text in the reply.'),
-  prompt: z.string().default('swe').describe('Prompt templates: swe, debug, micro, or a YAML file path.'),
+  prompt: z.string().default('auto').describe('Prompt set: auto (by task kind), swe, debug, or a YAML file path.'),
 });
 
 const llm = section({
