@@ -11,7 +11,7 @@ import { MICRO_MODEL, sequenceDatum } from './test-support.ts';
 const EPS = 1e-2;
 
 async function microEngine(): Promise<ReferenceEngine> {
-  const engine = await ReferenceEngine.create({ model: MICRO_MODEL, seed: 7 });
+  const engine = await ReferenceEngine.create({ model: MICRO_MODEL, seed: 7, threads: 1 });
   const rng = new Rng(11);
   engine.setParameterVector(engine.parameterVector().map((v) => v + 0.3 * rng.normal()));
   return engine;

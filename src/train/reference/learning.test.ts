@@ -11,7 +11,7 @@ const PAIRS: [string, string][] = [
 ];
 
 test('SFT drives the loss down and greedy sampling then answers every prompt', async () => {
-  const engine = await ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed: 1 });
+  const engine = await ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed: 1, threads: 1 });
   const tok = engine.getTokenizer();
   // Only the answer is trained: weight 0 on the prompt's targets, 1 on the answer's.
   const data: Datum[] = PAIRS.map(([prompt, answer]) => {
@@ -50,7 +50,7 @@ async function digitProbability(engine: ReferenceEngine, prompt: number[]): Prom
 }
 
 test('a few importance-sampling RL steps on sampled outputs raise the mean reward', async () => {
-  const engine = await ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed: 2 });
+  const engine = await ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed: 2, threads: 1 });
   const prompt = engine.getTokenizer().encode('digit: ');
   const before = await digitProbability(engine, prompt);
   for (let step = 0; step < 8; step++) {

@@ -8,7 +8,7 @@ import { ReferenceEngine } from './reference-engine.ts';
 import { SMALL_BYTE_MODEL, sequenceDatum } from './test-support.ts';
 
 async function engine(seed = 1): Promise<ReferenceEngine> {
-  return ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed });
+  return ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed, threads: 1 });
 }
 
 function sftBatch(e: ReferenceEngine) {
@@ -113,7 +113,7 @@ test('a checkpoint round trip restores weights, optimizer and generator: the nex
 test('sampler weights hold no optimizer state and load only without it', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'sandgym-ckpt-'));
   try {
-    const a = await ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed: 1, weightsDir: dir });
+    const a = await ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed: 1, weightsDir: dir, threads: 1 });
     await train(a, 2);
     const path = await a.saveWeightsForSampler('w-000002');
     assert.equal(path, join(dir, 'w-000002'));
@@ -121,7 +121,7 @@ test('sampler weights hold no optimizer state and load only without it', async (
     await assert.rejects(b.loadState(path, { optimizer: true }), /holds weights only/);
     await b.loadState(path, { optimizer: false });
     assert.deepEqual(b.parameterVector(), a.parameterVector());
-    const other = await ReferenceEngine.create({ model: { ...SMALL_BYTE_MODEL, d_model: 16 } });
+    const other = await ReferenceEngine.create({ model: { ...SMALL_BYTE_MODEL, d_model: 16 }, threads: 1 });
     await assert.rejects(other.loadState(path, { optimizer: false }), /does not match/);
     await assert.rejects(b.loadState(join(dir, 'missing'), { optimizer: false }), /no manifest.json/);
   } finally {
@@ -162,4 +162,24 @@ test('optimStep reports the gradient norm, clears gradients, and zero learning r
   assert.equal(metrics.step, 1);
   assert.deepEqual(e.parameterVector(), before);
   assert.ok(e.gradientVector().every((x) => x === 0));
+});
+
+test('two worker threads give bit-identical weights, outputs and samples to one thread', async () => {
+  const one = await ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed: 8, threads: 1 });
+  const two = await ReferenceEngine.create({ model: SMALL_BYTE_MODEL, seed: 8, threads: 2 });
+  try {
+    for (const e of [one, two]) await train(e, 3);
+    assert.deepEqual(two.parameterVector(), one.parameterVector());
+    const batch = sftBatch(one);
+    assert.deepEqual(await two.forward(batch, 'cross_entropy'), await one.forward(batch, 'cross_entropy'));
+    const prompt = one.getTokenizer().encode('one: ');
+    assert.deepEqual(
+      await two.sample(prompt, { max_tokens: 10 }, 5),
+      await one.sample(prompt, { max_tokens: 10 }, 5),
+    );
+    await two.close();
+    await assert.rejects(two.forward(batch, 'cross_entropy'), /closed/);
+  } finally {
+    await two.close();
+  }
 });

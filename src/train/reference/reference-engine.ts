@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseDatum } from '../datum.ts';
 import type {
@@ -15,7 +16,6 @@ import type {
   TrainingEngine,
 } from '../engine.ts';
 import { CheckpointError, EngineInputError } from '../errors.ts';
-import { evaluateLoss } from '../loss-fns.ts';
 import { type AdamState, adamStep, newAdamState, resolveAdamParams } from './adam.ts';
 import { ASSETS_DIR } from './build-assets.ts';
 import { ByteTokenizer } from './byte-tokenizer.ts';
@@ -28,10 +28,12 @@ import {
   parameterCount,
   validateModelConfig,
 } from './model-config.ts';
+import { type ParamLayout, paramLayout } from './param-layout.ts';
+import { InlineReplica, type Replica } from './replica.ts';
 import { Rng } from './rng.ts';
-import { sampleContinuations } from './sample-continuations.ts';
-import { Transformer } from './transformer.ts';
-import { backwardSequence } from './transformer-backward.ts';
+import { validateSampleRequest } from './sample-continuations.ts';
+import { planShards, type ShardResult } from './shard-work.ts';
+import { WorkerReplica } from './worker-replica.ts';
 
 export interface ReferenceEngineOptions {
   /** A preset name or a full shape. Default "tiny". */
@@ -40,28 +42,49 @@ export interface ReferenceEngineOptions {
   seed?: number;
   /** Where `saveWeightsForSampler(name)` writes `<weightsDir>/<name>`. Required only for that call. */
   weightsDir?: string;
+  /**
+   * Worker threads doing the compute. 1 (the default on a single core) computes on the calling thread;
+   * 2 or more (the default: 2 when the machine has them) split each batch and each sampling request over
+   * workers and leave the calling thread free. Results are bit-identical for every value.
+   */
+  threads?: number;
 }
 
 /**
  * The in-process training engine: a small transformer on the CPU (see transformer.ts), Adam, sampling
  * with a KV cache, checkpoints. Deterministic: the same seed and the same calls give bit-identical
- * weights, samples and logprobs. Calls run to completion one at a time on the calling thread.
+ * weights, samples and logprobs, with any number of threads. Call it one request at a time.
  */
 export class ReferenceEngine implements TrainingEngine {
   readonly modelName: string;
-  private readonly model: Transformer;
+  readonly modelConfig: ModelConfig;
+  private readonly layout: ParamLayout;
   private readonly tokenizer = new ByteTokenizer();
+  /** The weights, the gradients accumulated since the last step, and their version (bumped on change). */
+  private readonly params: Float32Array;
+  private readonly grads: Float32Array;
+  private version = 0;
   private readonly adam: AdamState;
   private rng: Rng;
+  private readonly replicas: Replica[];
   private readonly weightsDir: string | undefined;
 
-  private constructor(modelName: string, config: ModelConfig, seed: number, weightsDir: string | undefined) {
-    this.modelName = modelName;
-    this.model = new Transformer(config);
+  private constructor(
+    name: string,
+    config: ModelConfig,
+    seed: number,
+    replicas: Replica[],
+    weightsDir?: string,
+  ) {
+    this.modelName = name;
+    this.modelConfig = config;
+    this.layout = paramLayout(config);
+    this.params = new Float32Array(this.layout.size);
+    this.grads = new Float32Array(this.layout.size);
     this.rng = new Rng(seed);
-    initParams(this.model.layout, this.model.paramView(), this.rng);
-    this.model.syncWeights();
-    this.adam = newAdamState(this.model.layout.size);
+    initParams(this.layout, this.params, this.rng);
+    this.adam = newAdamState(this.layout.size);
+    this.replicas = replicas;
     this.weightsDir = weightsDir;
   }
 
@@ -74,12 +97,20 @@ export class ReferenceEngine implements TrainingEngine {
       );
     }
     validateModelConfig(config);
+    const threads = options.threads ?? Math.min(2, availableParallelism());
+    if (!Number.isInteger(threads) || threads < 1) {
+      throw new EngineInputError(`reference engine: threads must be a positive integer, got ${threads}`);
+    }
+    const replicas: Replica[] =
+      threads === 1
+        ? [new InlineReplica(config)]
+        : await Promise.all(Array.from({ length: threads }, () => WorkerReplica.create(config)));
     const name = typeof model === 'string' ? `reference-${model}` : 'reference-custom';
-    return new ReferenceEngine(name, config, options.seed ?? 0, options.weightsDir);
+    return new ReferenceEngine(name, config, options.seed ?? 0, replicas, options.weightsDir);
   }
 
   getInfo(): EngineInfo {
-    const c = this.model.config;
+    const c = this.modelConfig;
     return {
       model_name: this.modelName,
       vocab_size: c.vocab_size,
@@ -93,30 +124,25 @@ export class ReferenceEngine implements TrainingEngine {
     return this.tokenizer;
   }
 
-  /** The shape of the model, for tests and benchmarks. */
-  get modelConfig(): ModelConfig {
-    return this.model.config;
-  }
-
   /** A copy of the flat parameter vector (layout: param-layout.ts), for diagnostics and tests. */
   parameterVector(): Float32Array {
-    return this.model.paramView().slice();
+    return this.params.slice();
   }
 
   /** A copy of the gradients accumulated since the last optimizer step. */
   gradientVector(): Float32Array {
-    return this.model.gradView().slice();
+    return this.grads.slice();
   }
 
   /** Replaces every parameter (same layout); the optimizer state is kept. */
   setParameterVector(values: Float32Array): void {
-    if (values.length !== this.model.layout.size) {
+    if (values.length !== this.layout.size) {
       throw new EngineInputError(
-        `setParameterVector: got ${values.length} values, the model has ${this.model.layout.size}`,
+        `setParameterVector: got ${values.length} values, the model has ${this.layout.size}`,
       );
     }
-    this.model.paramView().set(values);
-    this.model.syncWeights();
+    this.params.set(values);
+    this.version++;
   }
 
   async forward(
@@ -135,27 +161,34 @@ export class ReferenceEngine implements TrainingEngine {
     return this.run(data, lossFn, lossFnConfig, true);
   }
 
-  private run(data: Datum[], lossFn: LossFnType, config: LossFnConfig | undefined, backward: boolean) {
-    const c = this.model.config;
-    // Every datum is checked before any gradient is touched, so a bad batch leaves no partial update.
+  private async run(data: Datum[], lossFn: LossFnType, config: LossFnConfig | undefined, backward: boolean) {
+    const c = this.modelConfig;
+    // Every datum is checked before any work, so a bad batch leaves no partial gradient.
     const parsed = data.map((d, i) => parseDatum(d, i, c.vocab_size, c.n_ctx));
+    const shards = planShards(parsed);
+    const results = await this.onReplicas(shards.length, (replica, s) =>
+      replica.runShard({ data: shards[s]!, lossFn, config, backward }),
+    );
+    return this.collect(lossFn, results);
+  }
+
+  /** Adds the shards' gradients in shard order (the source of thread-count independence) and the outputs. */
+  private collect(lossFn: LossFnType, results: ShardResult[]): ForwardBackwardOutput {
     const outputs: ForwardBackwardOutput['loss_fn_outputs'] = [];
     let lossSum = 0;
     let tokens = 0;
-    for (const datum of parsed) {
-      this.model.resetScratch();
-      const acts = this.model.forward(datum.inputTokens_T, datum.targetTokens_T);
-      const logprobs_T = this.model.rt.f32(acts.logprobs, acts.T).slice();
-      const { loss_T, dLogprob_T } = evaluateLoss(lossFn, datum, logprobs_T, config);
-      if (backward) backwardSequence(this.model, acts, dLogprob_T);
-      for (const l of loss_T) lossSum += l;
-      tokens += acts.T;
-      outputs.push({
-        logprobs: { data: Array.from(logprobs_T), dtype: 'float32', shape: [acts.T] },
-        elementwise_loss: { data: Array.from(loss_T), dtype: 'float32', shape: [acts.T] },
-      });
+    for (const shard of results) {
+      if (shard.grads)
+        for (let i = 0; i < this.grads.length; i++) this.grads[i] = this.grads[i]! + shard.grads[i]!;
+      for (const { logprobs_T, loss_T } of shard.results) {
+        for (const l of loss_T) lossSum += l;
+        tokens += logprobs_T.length;
+        outputs.push({
+          logprobs: { data: Array.from(logprobs_T), dtype: 'float32', shape: [logprobs_T.length] },
+          elementwise_loss: { data: Array.from(loss_T), dtype: 'float32', shape: [loss_T.length] },
+        });
+      }
     }
-    this.model.resetScratch();
     return {
       loss_fn_output_type: lossFn,
       loss_fn_outputs: outputs,
@@ -163,31 +196,45 @@ export class ReferenceEngine implements TrainingEngine {
     };
   }
 
+  /** Runs `count` pieces of work, piece i on replica i mod replicas, each replica's pieces in order. */
+  private async onReplicas<T>(count: number, work: (r: Replica, i: number) => Promise<T>): Promise<T[]> {
+    const out = new Array<T>(count);
+    await Promise.all(
+      this.replicas.map(async (replica, r) => {
+        await replica.setParams(this.params, this.version);
+        for (let i = r; i < count; i += this.replicas.length) out[i] = await work(replica, i);
+      }),
+    );
+    return out;
+  }
+
   async optimStep(adam: AdamParams = {}): Promise<OptimStepOutput> {
     const hp = resolveAdamParams(adam);
-    const grads = this.model.gradView();
-    const gradNorm = adamStep(this.model.paramView(), grads, this.adam, hp);
-    grads.fill(0);
-    this.model.syncWeights();
+    const gradNorm = adamStep(this.params, this.grads, this.adam, hp);
+    this.grads.fill(0);
+    this.version++;
     return { metrics: { grad_norm: gradNorm, learning_rate: hp.learning_rate, step: this.adam.step } };
   }
 
+  /**
+   * Sample i draws with its own generator, whose seed is the i-th draw of a generator seeded with `seed`
+   * (or, without one, from the engine's generator, which advances once per call); so samples are
+   * independent across calls with different seeds and do not depend on how they are spread over threads.
+   */
   async sample(
     promptTokens: number[],
     samplingParams: SamplingParams,
     numSamples: number,
   ): Promise<SampleResponse> {
-    const rng = samplingParams.seed === undefined ? this.rng : new Rng(samplingParams.seed);
-    const sequences = sampleContinuations(
-      this.model,
-      this.tokenizer,
-      promptTokens,
-      samplingParams,
-      numSamples,
-      rng,
+    validateSampleRequest(this.modelConfig, promptTokens, samplingParams, numSamples);
+    const seeder = new Rng(samplingParams.seed ?? this.rng.nextU32());
+    const seeds = Array.from({ length: numSamples }, () => seeder.nextU32());
+    const groups = Math.min(this.replicas.length, numSamples);
+    const per = Math.ceil(numSamples / groups);
+    const parts = await this.onReplicas(groups, (replica, g) =>
+      replica.sample(promptTokens, samplingParams, seeds.slice(g * per, (g + 1) * per)),
     );
-    this.model.resetScratch();
-    return { type: 'sample', sequences };
+    return { type: 'sample', sequences: parts.flat() };
   }
 
   async saveState(path: string): Promise<void> {
@@ -211,18 +258,17 @@ export class ReferenceEngine implements TrainingEngine {
   }
 
   private async write(path: string, withOptimizer: boolean): Promise<void> {
-    const m = this.model;
     await writeCheckpoint(
       path,
       {
         model_name: this.modelName,
-        model: m.config,
-        param_count: m.layout.size,
+        model: this.modelConfig,
+        param_count: this.layout.size,
         step: this.adam.step,
         rng_state: this.rng.state(),
       },
-      m.layout,
-      { params: m.paramView(), optimizer: withOptimizer ? { m: this.adam.m, v: this.adam.v } : undefined },
+      this.layout,
+      { params: this.params, optimizer: withOptimizer ? { m: this.adam.m, v: this.adam.v } : undefined },
     );
   }
 
@@ -232,14 +278,14 @@ export class ReferenceEngine implements TrainingEngine {
    */
   async loadState(path: string, options: LoadStateOptions): Promise<void> {
     const manifest = await readManifest(path);
-    const c = this.model.config;
+    const c = this.modelConfig;
     const same = (Object.keys(c) as (keyof ModelConfig)[]).every((k) => manifest.model[k] === c[k]);
     if (!same) {
       throw new CheckpointError(
         `checkpoint ${path}: model ${JSON.stringify(manifest.model)} does not match this engine's ${JSON.stringify(c)}`,
       );
     }
-    const size = this.model.layout.size;
+    const size = this.layout.size;
     const params = await readTensorFile(path, manifest.files.params, size);
     let moments: { m: Float32Array; v: Float32Array } | undefined;
     if (options.optimizer) {
@@ -249,14 +295,16 @@ export class ReferenceEngine implements TrainingEngine {
       }
       moments = { m: await readTensorFile(path, adam_m, size), v: await readTensorFile(path, adam_v, size) };
     }
-    this.model.paramView().set(params);
-    this.model.gradView().fill(0);
-    this.model.syncWeights();
+    this.params.set(params);
+    this.version++;
+    this.grads.fill(0);
     this.adam.m.set(moments?.m ?? new Float32Array(size));
     this.adam.v.set(moments?.v ?? new Float32Array(size));
     this.adam.step = moments ? manifest.step : 0;
     if (moments) this.rng = Rng.fromState(manifest.rng_state);
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await Promise.all(this.replicas.map((r) => r.close()));
+  }
 }

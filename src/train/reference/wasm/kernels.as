@@ -152,7 +152,18 @@ export function matmulTN(
   for (let k = 0; k < K; k += 4) {
     const rows = K - k < 4 ? K - k : 4;
     const m0 = causal ? k : 0;
-    for (let j = 0; j < N; j += 4) {
+    let j = 0;
+    if (rows == 4) {
+      for (; j + 8 <= N; j += 8) {
+        tn4x8(
+          c + ((<usize>k * <usize>ldc + <usize>j) << 2),
+          a + ((<usize>m0 * <usize>lda + <usize>k) << 2),
+          b + ((<usize>m0 * <usize>ldb + <usize>j) << 2),
+          M - m0, as, bs, rs,
+        );
+      }
+    }
+    for (; j < N; j += 4) {
       const cp = c + ((<usize>k * <usize>ldc + <usize>j) << 2);
       let c0 = v128.load(cp);
       let c1 = rows > 1 ? v128.load(cp + rs) : f32x4.splat(0);
@@ -160,25 +171,14 @@ export function matmulTN(
       let c3 = rows > 3 ? v128.load(cp + 3 * rs) : f32x4.splat(0);
       let ap = a + ((<usize>m0 * <usize>lda + <usize>k) << 2);
       let bp = b + ((<usize>m0 * <usize>ldb + <usize>j) << 2);
-      if (rows == 4) {
-        for (let m = m0; m < M; m++) {
-          const b0 = v128.load(bp);
-          c0 = f32x4.add(c0, f32x4.mul(v128.load32_splat(ap), b0));
-          c1 = f32x4.add(c1, f32x4.mul(v128.load32_splat(ap + 4), b0));
-          c2 = f32x4.add(c2, f32x4.mul(v128.load32_splat(ap + 8), b0));
-          c3 = f32x4.add(c3, f32x4.mul(v128.load32_splat(ap + 12), b0));
-          ap += as;
-          bp += bs;
-        }
-      } else {
-        for (let m = m0; m < M; m++) {
-          const b0 = v128.load(bp);
-          c0 = f32x4.add(c0, f32x4.mul(v128.load32_splat(ap), b0));
-          if (rows > 1) c1 = f32x4.add(c1, f32x4.mul(v128.load32_splat(ap + 4), b0));
-          if (rows > 2) c2 = f32x4.add(c2, f32x4.mul(v128.load32_splat(ap + 8), b0));
-          ap += as;
-          bp += bs;
-        }
+      for (let m = m0; m < M; m++) {
+        const b0 = v128.load(bp);
+        c0 = f32x4.add(c0, f32x4.mul(v128.load32_splat(ap), b0));
+        if (rows > 1) c1 = f32x4.add(c1, f32x4.mul(v128.load32_splat(ap + 4), b0));
+        if (rows > 2) c2 = f32x4.add(c2, f32x4.mul(v128.load32_splat(ap + 8), b0));
+        if (rows > 3) c3 = f32x4.add(c3, f32x4.mul(v128.load32_splat(ap + 12), b0));
+        ap += as;
+        bp += bs;
       }
       v128.store(cp, c0);
       if (rows > 1) v128.store(cp + rs, c1);
@@ -186,6 +186,32 @@ export function matmulTN(
       if (rows > 3) v128.store(cp + 3 * rs, c3);
     }
   }
+}
+
+// A 4×8 block of C += Aᵀ·B over `count` rows of A and B: eight accumulators, as in rows4.
+function tn4x8(cp: usize, ap: usize, bp: usize, count: i32, as: usize, bs: usize, rs: usize): void {
+  let c00 = v128.load(cp), c01 = v128.load(cp, 16);
+  let c10 = v128.load(cp + rs), c11 = v128.load(cp + rs, 16);
+  let c20 = v128.load(cp + 2 * rs), c21 = v128.load(cp + 2 * rs, 16);
+  let c30 = v128.load(cp + 3 * rs), c31 = v128.load(cp + 3 * rs, 16);
+  for (let m = 0; m < count; m++) {
+    const b0 = v128.load(bp);
+    const b1 = v128.load(bp, 16);
+    const x0 = v128.load32_splat(ap);
+    const x1 = v128.load32_splat(ap + 4);
+    const x2 = v128.load32_splat(ap + 8);
+    const x3 = v128.load32_splat(ap + 12);
+    c00 = f32x4.add(c00, f32x4.mul(x0, b0)); c01 = f32x4.add(c01, f32x4.mul(x0, b1));
+    c10 = f32x4.add(c10, f32x4.mul(x1, b0)); c11 = f32x4.add(c11, f32x4.mul(x1, b1));
+    c20 = f32x4.add(c20, f32x4.mul(x2, b0)); c21 = f32x4.add(c21, f32x4.mul(x2, b1));
+    c30 = f32x4.add(c30, f32x4.mul(x3, b0)); c31 = f32x4.add(c31, f32x4.mul(x3, b1));
+    ap += as;
+    bp += bs;
+  }
+  v128.store(cp, c00); v128.store(cp, c01, 16);
+  v128.store(cp + rs, c10); v128.store(cp + rs, c11, 16);
+  v128.store(cp + 2 * rs, c20); v128.store(cp + 2 * rs, c21, 16);
+  v128.store(cp + 3 * rs, c30); v128.store(cp + 3 * rs, c31, 16);
 }
 
 /** dst[c, r] = src[r, c] for a [rows, cols] block; lds/ldd are the leading dimensions. */
