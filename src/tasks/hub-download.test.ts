@@ -49,6 +49,10 @@ before(async () => {
       return;
     }
     if (url.includes('/acme/hangs/')) return; // never answers
+    if (url.includes('/acme/stalls/')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{"sha": '); // headers, then silence
+      return;
+    }
     if (url.includes('/acme/flaky/') && flakyFailures-- > 0) {
       res.writeHead(503).end('busy');
       return;
@@ -158,7 +162,17 @@ test('server errors are retried; unknown sets and splits are clear errors', asyn
   );
 });
 
-test('a Hub that never answers fails after timeoutMs, saying which option to raise', async () => {
+test('a Hub that never answers, or stops mid-answer, fails after timeoutMs, saying which option to raise', async () => {
+  await assert.rejects(
+    downloadHubDataset({
+      repo: 'acme/stalls',
+      endpoint,
+      cacheDir: join(dir, 'cache-7'),
+      timeoutMs: 100,
+      retryDelayMs: 0,
+    }),
+    /reading .* failed: nothing received for 100 ms \(raise timeoutMs\)/,
+  );
   await assert.rejects(
     downloadHubDataset({
       repo: 'acme/hangs',

@@ -84,8 +84,19 @@ export async function downloadHubDataset(options: HubDatasetOptions): Promise<st
 
 async function revisionInfo(options: HubDatasetOptions, revision: string): Promise<RevisionInfo> {
   const url = `${endpointOf(options)}/api/datasets/${options.repo}/revision/${encodeURIComponent(revision)}`;
-  const response = await request(options, url);
-  const body = (await response.json()) as { sha?: unknown; siblings?: { rfilename?: unknown }[] };
+  const deadline = new IdleDeadline(options.timeoutMs ?? 60_000);
+  let body: { sha?: unknown; siblings?: { rfilename?: unknown }[] };
+  try {
+    body = (await (await request(options, url, deadline)).json()) as typeof body;
+  } catch (e) {
+    if (e instanceof DatasetError) throw e;
+    throw new DatasetError(`dataset ${options.repo}: reading ${url} failed: ${describe(e, deadline)}`, {
+      cause: e,
+      isRetryable: !options.signal?.aborted,
+    });
+  } finally {
+    deadline.clear();
+  }
   if (typeof body.sha !== 'string' || !Array.isArray(body.siblings)) {
     throw new DatasetError(`dataset ${options.repo}: ${url} did not answer with a revision (sha, siblings)`);
   }
@@ -150,9 +161,11 @@ async function withRetries<T>(options: HubDatasetOptions, attempt: () => Promise
   }
 }
 
-/** One GET with a deadline; HTTP errors become DatasetErrors saying what to do. */
-async function request(options: HubDatasetOptions, url: string, idle?: IdleDeadline): Promise<Response> {
-  const deadline = idle ?? new IdleDeadline(options.timeoutMs ?? 60_000);
+/**
+ * One GET, aborted when `deadline` expires (the caller keeps it running while it reads the body, and
+ * clears it); HTTP errors become DatasetErrors saying what to do.
+ */
+async function request(options: HubDatasetOptions, url: string, deadline: IdleDeadline): Promise<Response> {
   const signals = [deadline.signal, ...(options.signal ? [options.signal] : [])];
   const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
   let response: Response;
@@ -163,8 +176,6 @@ async function request(options: HubDatasetOptions, url: string, idle?: IdleDeadl
       cause: e,
       isRetryable: !options.signal?.aborted,
     });
-  } finally {
-    if (!idle) deadline.clear();
   }
   if (response.ok) return response;
   await response.body?.cancel();
