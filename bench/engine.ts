@@ -18,6 +18,8 @@ const BATCH = 16;
 const SEQ = 128;
 const SAMPLES = 8;
 const SAMPLE_TOKENS = 64;
+/** Fewer for the baseline: without a KV cache each token costs a whole forward pass. */
+const BASELINE_SAMPLE_TOKENS = 16;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -41,8 +43,8 @@ async function timeIt(runs: number, fn: () => Promise<void>): Promise<number[]> 
   return ms;
 }
 
-async function benchReference(model: ModelConfig, batch: number, seq: number, runs: number) {
-  const engine = await ReferenceEngine.create({ model, seed: 1 });
+async function benchReference(model: ModelConfig, batch: number, seq: number, runs: number, threads: number) {
+  const engine = await ReferenceEngine.create({ model, seed: 1, threads });
   const data: Datum[] = randomSequences(batch, seq, 7).map((s) => ({
     model_input: { chunks: [{ type: 'encoded_text', tokens: s.slice(0, -1) }] },
     loss_fn_inputs: { target_tokens: { data: s.slice(1), dtype: 'int64' } },
@@ -54,6 +56,7 @@ async function benchReference(model: ModelConfig, batch: number, seq: number, ru
   const sample = await timeIt(runs, async () => {
     await engine.sample([1, 2, 3, 4], { max_tokens: SAMPLE_TOKENS, seed: 1 }, SAMPLES);
   });
+  await engine.close();
   return { stepMs: median(step), sampleMs: median(sample), tokens: batch * seq };
 }
 
@@ -147,7 +150,7 @@ async function benchTfjs(c: ModelConfig, batch: number, seq: number, runs: numbe
   // No KV cache here: each new token reruns the whole sequence, as a plain TF.js decoder would.
   const sample = await timeIt(1, async () => {
     const seqsNow = Array.from({ length: SAMPLES }, () => [1, 2, 3, 4]);
-    for (let t = 0; t < SAMPLE_TOKENS; t++) {
+    for (let t = 0; t < BASELINE_SAMPLE_TOKENS; t++) {
       const next = tf.tidy(() => {
         const T = seqsNow[0]!.length;
         const logits = tf.reshape(model.forward(tf.tensor2d(seqsNow, [SAMPLES, T], 'int32')), [
@@ -169,29 +172,36 @@ async function benchTfjs(c: ModelConfig, batch: number, seq: number, runs: numbe
   return { stepMs: median(step), sampleMs: median(sample), tokens: batch * seq };
 }
 
-const ours = await benchReference(MODEL, BATCH, SEQ, 7);
+const ours = await benchReference(MODEL, BATCH, SEQ, 7, 2);
+const ours1 = await benchReference(MODEL, BATCH, SEQ, 5, 1);
 const base = await benchTfjs(MODEL, BATCH, SEQ, 3);
-const long = await benchReference({ ...MODEL, n_ctx: 1024 }, 4, 1024, 3);
+const long = await benchReference({ ...MODEL, n_ctx: 1024 }, 4, 1024, 3, 2);
 const tps = (r: { stepMs: number; tokens: number }) => r.tokens / (r.stepMs / 1000);
-const sps = (ms: number) => (SAMPLES * SAMPLE_TOKENS) / (ms / 1000);
+const sps = (ms: number, tokens: number) => (SAMPLES * tokens) / (ms / 1000);
 const result = {
   tokens_per_s_fwd_bwd: Math.round(tps(ours)),
-  sample_tokens_per_s: Math.round(sps(ours.sampleMs)),
+  sample_tokens_per_s: Math.round(sps(ours.sampleMs, SAMPLE_TOKENS)),
+  tokens_per_s_fwd_bwd_1_thread: Math.round(tps(ours1)),
+  sample_tokens_per_s_1_thread: Math.round(sps(ours1.sampleMs, SAMPLE_TOKENS)),
   baseline_tokens_per_s_fwd_bwd: Math.round(tps(base)),
-  baseline_sample_tokens_per_s: Math.round(sps(base.sampleMs)),
+  baseline_sample_tokens_per_s: Math.round(sps(base.sampleMs, BASELINE_SAMPLE_TOKENS)),
   ratio_fwd_bwd: Number((tps(ours) / tps(base)).toFixed(1)),
-  ratio_sample: Number((sps(ours.sampleMs) / sps(base.sampleMs)).toFixed(1)),
+  ratio_sample: Number(
+    (sps(ours.sampleMs, SAMPLE_TOKENS) / sps(base.sampleMs, BASELINE_SAMPLE_TOKENS)).toFixed(1),
+  ),
   tokens_per_s_fwd_bwd_ctx1024: Math.round(tps(long)),
 };
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+console.log(`model ${JSON.stringify(MODEL)}; train step = fwd+bwd+Adam on ${BATCH}×${SEQ} tokens (medians)`);
 console.log(
-  `model: ${JSON.stringify(MODEL)}, batch ${BATCH}×${SEQ}; sampling ${SAMPLES}×${SAMPLE_TOKENS} tokens`,
+  `reference, 2 threads: step ${ms(ours.stepMs)}; ${SAMPLES}×${SAMPLE_TOKENS} sampled tokens ${ms(ours.sampleMs)}`,
 );
 console.log(
-  `reference (AssemblyScript SIMD): train step median ${ours.stepMs.toFixed(1)} ms, sample ${ours.sampleMs.toFixed(1)} ms`,
+  `reference, 1 thread:  step ${ms(ours1.stepMs)}; ${SAMPLES}×${SAMPLE_TOKENS} sampled tokens ${ms(ours1.sampleMs)}`,
 );
 console.log(
-  `TF.js wasm baseline:             train step median ${base.stepMs.toFixed(1)} ms, sample ${base.sampleMs.toFixed(1)} ms`,
+  `TF.js wasm baseline:  step ${ms(base.stepMs)}; ${SAMPLES}×${BASELINE_SAMPLE_TOKENS} sampled tokens ${ms(base.sampleMs)}`,
 );
-console.log(`reference at context 1024 (4×1024 tokens): train step median ${long.stepMs.toFixed(1)} ms`);
-console.log(`ratio: fwd+bwd ${result.ratio_fwd_bwd}×, sampling ${result.ratio_sample}×`);
+console.log(`reference at context 1024, 4×1024 tokens: step ${ms(long.stepMs)}`);
+console.log(`ratio to the baseline: fwd+bwd ${result.ratio_fwd_bwd}×, sampling ${result.ratio_sample}×`);
 console.log(JSON.stringify(result));
