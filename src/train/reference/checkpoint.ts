@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckpointError } from '../errors.ts';
 import type { ModelConfig } from './model-config.ts';
@@ -12,7 +12,6 @@ const MANIFEST = 'manifest.json';
  * manifest.json of a checkpoint directory. The tensors are raw Float32 files (little-endian, the byte
  * order of every platform Node runs on, copied as is) holding the
  * flat parameter vector (and Adam's moments) in the order `tensors` lists, so any tool can read them.
- * The manifest is written last, through a rename: a directory without it is an interrupted save.
  */
 export interface CheckpointManifest {
   format: typeof CHECKPOINT_FORMAT;
@@ -33,20 +32,27 @@ export interface CheckpointData {
   optimizer?: { m: Float32Array; v: Float32Array };
 }
 
+/**
+ * Writes the checkpoint into a fresh sibling directory and renames it into place, so `dir` always holds
+ * one whole checkpoint: the old one until the rename, the new one after. (A crash between moving the old
+ * one aside and renaming leaves both complete, as `<dir>.old-<pid>` and `<dir>.partial-<pid>`.)
+ */
 export async function writeCheckpoint(
   dir: string,
   manifest: Omit<CheckpointManifest, 'format' | 'version' | 'files' | 'tensors'>,
   layout: ParamLayout,
   data: CheckpointData,
 ): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  const partial = `${dir}.partial-${process.pid}`;
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial, { recursive: true });
   const files: CheckpointManifest['files'] = { params: 'params.f32' };
-  await writeFile(join(dir, files.params), toBytes(data.params));
+  await writeFile(join(partial, files.params), toBytes(data.params));
   if (data.optimizer) {
     files.adam_m = 'adam_m.f32';
     files.adam_v = 'adam_v.f32';
-    await writeFile(join(dir, files.adam_m), toBytes(data.optimizer.m));
-    await writeFile(join(dir, files.adam_v), toBytes(data.optimizer.v));
+    await writeFile(join(partial, files.adam_m), toBytes(data.optimizer.m));
+    await writeFile(join(partial, files.adam_v), toBytes(data.optimizer.v));
   }
   const full: CheckpointManifest = {
     format: CHECKPOINT_FORMAT,
@@ -55,9 +61,21 @@ export async function writeCheckpoint(
     tensors: layout.slots.map(({ name, shape, offset }) => ({ name, shape, offset })),
     files,
   };
-  const tmp = join(dir, `${MANIFEST}.tmp-${process.pid}`);
-  await writeFile(tmp, `${JSON.stringify(full, null, 1)}\n`);
-  await rename(tmp, join(dir, MANIFEST));
+  await writeFile(join(partial, MANIFEST), `${JSON.stringify(full, null, 1)}\n`);
+  const old = `${dir}.old-${process.pid}`;
+  const replacing = await exists(dir);
+  if (replacing) await rename(dir, old);
+  await rename(partial, dir);
+  if (replacing) await rm(old, { recursive: true, force: true });
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function readManifest(dir: string): Promise<CheckpointManifest> {

@@ -6,6 +6,7 @@ export {
   MODEL_PRESETS,
   type ModelConfig,
   type ModelPreset,
+  modelConfigFromSection,
   parameterCount,
 } from './model-config.ts';
 export { ReferenceEngine, type ReferenceEngineOptions } from './reference-engine.ts';

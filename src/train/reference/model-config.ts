@@ -1,3 +1,4 @@
+import type { Config } from '../../config/index.ts';
 import { ConfigError } from '../../errors.ts';
 
 /**
@@ -46,4 +47,15 @@ export function validateModelConfig(c: ModelConfig): ModelConfig {
 export function parameterCount(c: ModelConfig): number {
   const d = c.d_model;
   return c.vocab_size * d + c.n_ctx * d + c.n_layer * (12 * d * d + 13 * d) + 2 * d;
+}
+
+/** The model shape named by the config section `engine.reference` (byte vocabulary). */
+export function modelConfigFromSection(section: Config['engine']['reference']): ModelConfig {
+  return validateModelConfig({
+    vocab_size: BYTE_VOCAB_SIZE,
+    n_ctx: section.context,
+    d_model: section.d_model,
+    n_layer: section.n_layers,
+    n_head: section.n_heads,
+  });
 }

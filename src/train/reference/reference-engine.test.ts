@@ -99,6 +99,12 @@ test('a checkpoint round trip restores weights, optimizer and generator: the nex
       await b.sample(prompt, { max_tokens: 8 }, 2),
       await a.sample(prompt, { max_tokens: 8 }, 2),
     );
+    // Saving over an existing checkpoint replaces it whole and leaves no temporary directories.
+    await a.saveState(join(dir, 'step4'));
+    const c = await engine(98);
+    await c.loadState(join(dir, 'step4'), { optimizer: true });
+    assert.deepEqual(c.parameterVector(), a.parameterVector());
+    assert.deepEqual(await readdir(dir), ['step4']);
     assert.deepEqual((await readdir(join(dir, 'step4'))).sort(), [
       'adam_m.f32',
       'adam_v.f32',
