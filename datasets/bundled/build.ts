@@ -22,7 +22,7 @@ import { checkReport } from './lib/check-report.ts';
 import { mapSettled } from './lib/map-settled.ts';
 import { loadProject, type ProjectInfo } from './lib/project-info.ts';
 import { spliceTaskTables } from './lib/readme-table.ts';
-import { runPytest } from './lib/run-pytest.ts';
+import { DEFAULT_ROOTFS, runPytest } from './lib/run-pytest.ts';
 import type { DebugRow, SweRow } from './lib/swe-row.ts';
 import { loadDebugTaskSources, loadSweTaskSources } from './lib/task-source.ts';
 
@@ -37,7 +37,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       jobs: { type: 'string', default: '2' },
-      rootfs: { type: 'string', default: '/work/rootfs-bookworm' },
+      rootfs: { type: 'string', default: DEFAULT_ROOTFS },
       only: { type: 'string' },
       keep: { type: 'boolean', default: false },
     },

@@ -25,5 +25,28 @@ export function applyEdits(clean: FileTree, edits: readonly Edit[], where: strin
       content.replace(edit.fixed, () => edit.buggy),
     );
   });
+  for (const path of new Set(edits.map((e) => e.path))) {
+    if (path.endsWith('.py') && oddGaps(tree.get(path)!) > oddGaps(clean.get(path)!)) {
+      throw new DatasetError(
+        `${where}: the edits leave extra blank lines in ${path}, a visible trace of removed code; ` +
+          'remove the blank lines that followed it too (a |+ block scalar keeps them)',
+      );
+    }
+  }
   return tree;
+}
+
+/** Runs of blank lines that PEP 8 layout never has: more than two, or more than one inside a block. */
+function oddGaps(source: string): number {
+  let gaps = 0;
+  let run = 0;
+  for (const line of source.split('\n')) {
+    if (line.trim() === '') {
+      run++;
+      continue;
+    }
+    if (run > 2 || (run > 1 && /^\s/.test(line))) gaps++;
+    run = 0;
+  }
+  return gaps;
 }

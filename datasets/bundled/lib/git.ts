@@ -21,17 +21,15 @@ export async function git(
   const child = spawn('git', ['-c', 'core.autocrlf=false', '-c', 'core.hooksPath=/dev/null', ...args], {
     cwd: options.cwd,
     env,
-    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: 'pipe',
   });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  if (child.stdin) {
-    // git may exit before reading all of its input (a patch it rejects); its exit code says so.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input);
-  }
+  // git may exit before reading all of its input (a patch it rejects); its exit code says so.
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(options.input ?? '');
   const exitCode = await new Promise<number>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? 1));

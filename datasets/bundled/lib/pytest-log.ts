@@ -10,13 +10,16 @@ export interface PytestReport {
   unparsed: string[];
 }
 
-const STATUS_LINE = /^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S+)( - .*)?$/;
+// The node id is the first word; what follows is the reason (" - message", or for XPASS in pytest 7
+// the bare reason).
+const STATUS_LINE = /^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S+)(?:\s.*)?$/;
 const FAILING = new Set<TestStatus>(['FAILED', 'ERROR']);
 
 /**
- * Reads the short test summary of `pytest -rA`. Like SWE-bench's parser it needs node ids without
- * whitespace; lines that break that rule are returned in `unparsed` rather than misread. A test
- * reported twice (it passed, then its teardown errored) keeps the failing status.
+ * Reads the short test summary of `pytest -rA`. Like SWE-bench's parser it takes the first word as
+ * the node id, so ids must not contain whitespace; a first word with unbalanced brackets (a
+ * parameter id cut at a space) is returned in `unparsed` rather than misread. A test reported twice
+ * (it passed, then its teardown errored) keeps the failing status.
  */
 export function parsePytestLog(log: string): PytestReport {
   const report: PytestReport = { statuses: new Map(), skipped: [], unparsed: [] };
@@ -31,7 +34,7 @@ export function parsePytestLog(log: string): PytestReport {
     }
     if (!/^(PASSED|FAILED|ERROR|XFAIL|XPASS) /.test(line)) continue;
     const match = STATUS_LINE.exec(line);
-    if (!match) {
+    if (!match || count(match[2]!, '[') !== count(match[2]!, ']')) {
       report.unparsed.push(line);
       continue;
     }
@@ -41,4 +44,8 @@ export function parsePytestLog(log: string): PytestReport {
     if (previous === undefined || !FAILING.has(previous)) report.statuses.set(id, status);
   }
   return report;
+}
+
+function count(text: string, char: string): number {
+  return text.split(char).length - 1;
 }

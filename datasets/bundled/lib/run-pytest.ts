@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { DatasetError } from '../../../src/errors.ts';
 import { type PytestReport, parsePytestLog } from './pytest-log.ts';
 
+/** Where this machine keeps the bookworm root filesystem that local sandboxes use. */
+export const DEFAULT_ROOTFS = '/work/rootfs-bookworm';
+
 export interface PytestRunOptions {
   /** Root filesystem with python3 and pytest (Debian bookworm: python 3.11.2, pytest 7.2.1). */
   rootfs: string;
