@@ -56,6 +56,15 @@ export async function collectGarbage(
   return { provider: 'docker', removed, kept: containers.length - doomed.length };
 }
 
+/** Whether gc removes a container or fork image with these labels. */
+export function isGarbage(
+  labels: Record<string, string> | undefined,
+  options: GcOptions,
+  nowMs: number,
+): boolean {
+  return options.all === true || isOrphan(parseOwnerLabels(labels), nowMs);
+}
+
 async function forEachLimited<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {

@@ -326,11 +326,11 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
         sandbox.container.remove({ force: true, v: true, abortSignal }),
       );
     } catch (e) {
+      // A removal that failed or outlived its deadline leaves the fork image in use: gc takes both.
       if (httpStatus(e) !== 404) throw e;
-    } finally {
-      const forkImage = this.forkImages.get(sandbox);
-      if (forkImage) this.releaseForkImage(forkImage);
     }
+    const forkImage = this.forkImages.get(sandbox);
+    if (forkImage) this.releaseForkImage(forkImage);
   }
 
   private async removeByName(name: string): Promise<void> {

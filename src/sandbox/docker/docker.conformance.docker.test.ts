@@ -1,3 +1,5 @@
+import { after } from 'node:test';
+import Docker from 'dockerode';
 import { runSandboxConformance } from '../conformance.ts';
 import { dockerTestEnvironment } from './docker-test-support.ts';
 import { createDockerProvider } from './index.ts';
@@ -9,4 +11,13 @@ runSandboxConformance({
   provider: () => createDockerProvider(),
   image: environment.image,
   skip: environment.skip,
+});
+
+// The suite's snapshot test leaves its image behind; it is ours to remove.
+after(async () => {
+  if (environment.skip) return;
+  await new Docker()
+    .getImage('sandgym-conformance/snapshot:docker')
+    .remove()
+    .catch(() => {});
 });

@@ -8,9 +8,9 @@ import { ConfigError } from '../../errors.ts';
  * `docker exec` has no kill, and a command's children may leave its process group and session
  * (`setsid`) or be re-parented to pid 1 (`(cmd &)`, daemons). What they keep is their environment: every
  * exec carries `SANDGYM_EXEC=<marker>`, a random marker of fixed length (so one cannot be a prefix of
- * another), and a second exec walks /proc for processes whose environment holds it. Only a process that
- * both clears its environment and leaves the tree escapes; the container's own kill at close() catches
- * those.
+ * another), and a second exec walks /proc for processes whose environment holds it, and for their
+ * children (which catches `env -i cmd`). Only a process that both clears its environment and leaves the
+ * tree escapes; the container's own kill at close() catches those.
  *
  * The walker uses shell builtins only (glob, read, case, kill), so it still works when a fork bomb holds
  * every pid the container may have: it needs one process, its own. It first stops every marked process
@@ -28,15 +28,20 @@ export function markerEnv(marker: string): string {
 }
 
 // dash and busybox `read` drop NUL bytes, so an environ file reads as one line of all its variables.
+// A stat line is "pid (comm) state ppid …" and comm may hold spaces, so fields are counted after ") ".
 const KILL_TREE_SCRIPT = [
   'm="$1"; sig="$2"; seen=" "; more=1; cd /proc || exit 1',
   'while [ -n "$more" ]; do',
   '  more=',
   '  for p in [0-9]*; do',
   '    case "$seen" in *" $p "*) continue ;; esac',
-  '    e=',
+  '    e=; st=',
   '    IFS= read -r e 2>/dev/null < "$p/environ"',
-  '    case "$e" in *"$m"*) kill -STOP "$p" 2>/dev/null; seen="$seen$p "; more=1 ;; esac',
+  '    IFS= read -r st 2>/dev/null < "$p/stat"',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a JS template
+  '    st="${st##*) }"; set -- $st; pp="$2"',
+  '    case "$e" in *"$m"*) ;; *) case "$seen" in *" $pp "*) ;; *) continue ;; esac ;; esac',
+  '    kill -STOP "$p" 2>/dev/null; seen="$seen$p "; more=1',
   '  done',
   'done',
   'kill -"$sig" $seen 2>/dev/null',
