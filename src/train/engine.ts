@@ -68,7 +68,10 @@ export interface LossFnOutput {
 export interface ForwardBackwardOutput {
   loss_fn_output_type: string;
   loss_fn_outputs: LossFnOutput[];
-  /** `loss:sum` is the summed loss; the other keys are diagnostics (token counts, mean ratio…). */
+  /**
+   * `loss:sum` is the summed loss; the others are diagnostics: `tokens:sum` (positions), and for the RL
+   * losses `ratio:mean` (mean π/π_old over all positions) and `clip_fraction:mean` (share clipped).
+   */
   metrics: Record<string, number>;
 }
 

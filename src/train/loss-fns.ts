@@ -9,6 +9,9 @@ export interface TokenLosses {
   loss_T: Float64Array;
   /** dLoss/dlogprob per token: what the engine back-propagates through the model. */
   dLogprob_T: Float64Array;
+  /** Tokens whose ratio was clipped (ppo, cispo), and the sum of the ratios r (RL losses; 0 for cross_entropy). */
+  clippedTokens: number;
+  ratioSum: number;
 }
 
 export const LOSS_FNS: readonly LossFnType[] = ['cross_entropy', 'importance_sampling', 'ppo', 'cispo'];
@@ -49,9 +52,12 @@ export function evaluateLoss(
     },
     policyConfig(lossFn, config),
   );
+  const T = logprobs_T.length;
   return {
     loss_T: Float64Array.from(result.loss_B_T[0]!),
     dLogprob_T: Float64Array.from(result.dLossDLogprob_B_T[0]!),
+    clippedTokens: Math.round(result.metrics.clipFraction * T),
+    ratioSum: (result.metrics.ratioMean ?? 0) * T,
   };
 }
 

@@ -100,17 +100,21 @@ test('importance_sampling gradient matches finite differences', async () => {
 
 test('ppo gradient matches finite differences, clipped tokens included', async () => {
   const engine = await microEngine();
-  // Ratios in about [0.55, 1.8]: with thresholds 0.8/1.2 some tokens are clipped, none sits on an edge
-  // closely enough for a step of eps to cross it (checked by the loss being smooth at the sampled points).
+  // Ratios in about [0.55, 1.8]: with thresholds 0.8/1.2 some tokens are clipped. None sits so close to
+  // an edge that a step of eps crosses it; if one did, its finite difference would not match.
   const q = await behaviourLogprobs(
     engine,
     batch(() => ({})),
     1.2,
   );
-  await checkGradient(engine, rlBatch(q), 'ppo', {
-    clip_low_threshold: 0.8,
-    clip_high_threshold: 1.2,
-  });
+  const config = { clip_low_threshold: 0.8, clip_high_threshold: 1.2 };
+  const { metrics } = await engine.forward(rlBatch(q), 'ppo', config);
+  assert.ok(
+    metrics['clip_fraction:mean']! > 0.1 && metrics['clip_fraction:mean']! < 0.9,
+    JSON.stringify(metrics),
+  );
+  assert.ok(metrics['ratio:mean']! > 0.5 && metrics['ratio:mean']! < 2, JSON.stringify(metrics));
+  await checkGradient(engine, rlBatch(q), 'ppo', config);
 });
 
 test('cispo gradient equals cross_entropy weighted by the stopped, clipped ratio times the advantage', async () => {

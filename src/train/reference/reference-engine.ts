@@ -177,11 +177,15 @@ export class ReferenceEngine implements TrainingEngine {
     const outputs: ForwardBackwardOutput['loss_fn_outputs'] = [];
     let lossSum = 0;
     let tokens = 0;
+    let clipped = 0;
+    let ratioSum = 0;
     for (const shard of results) {
       if (shard.grads)
         for (let i = 0; i < this.grads.length; i++) this.grads[i] = this.grads[i]! + shard.grads[i]!;
-      for (const { logprobs_T, loss_T } of shard.results) {
+      for (const { logprobs_T, loss_T, clippedTokens, ratioSum: r } of shard.results) {
         for (const l of loss_T) lossSum += l;
+        clipped += clippedTokens;
+        ratioSum += r;
         tokens += logprobs_T.length;
         outputs.push({
           logprobs: { data: Array.from(logprobs_T), dtype: 'float32', shape: [logprobs_T.length] },
@@ -192,7 +196,16 @@ export class ReferenceEngine implements TrainingEngine {
     return {
       loss_fn_output_type: lossFn,
       loss_fn_outputs: outputs,
-      metrics: { 'loss:sum': lossSum, 'tokens:sum': tokens },
+      metrics: {
+        'loss:sum': lossSum,
+        'tokens:sum': tokens,
+        ...(lossFn === 'cross_entropy'
+          ? {}
+          : {
+              'clip_fraction:mean': clipped / Math.max(tokens, 1),
+              'ratio:mean': ratioSum / Math.max(tokens, 1),
+            }),
+      },
     };
   }
 
