@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { errorMessage } from '../../src/errors.ts';
+import { ConfigError, DatasetError, errorMessage } from '../../src/errors.ts';
 import { buildDebugRow } from './lib/build-debug-task.ts';
 import { buildSweRow } from './lib/build-swe-task.ts';
 import { checkReport } from './lib/check-report.ts';
@@ -44,7 +44,7 @@ async function main(): Promise<number> {
   });
   const jobs = Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1)
-    throw new Error(`--jobs must be a positive integer, got "${values.jobs}"`);
+    throw new ConfigError(`--jobs must be a positive integer, got "${values.jobs}"`);
   const rootfs = values.rootfs;
   const only = values.only ? new Set(values.only.split(',')) : undefined;
   const projectsDir = join(HERE, 'projects');
@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   if (only) {
     const known = new Set([...sweSources.map((s) => s.instanceId), ...debugSources.map((d) => d.taskId)]);
     const unknown = [...only].filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new Error(`--only: no task ${unknown.join(', ')}`);
+    if (unknown.length > 0) throw new ConfigError(`--only: no task ${unknown.join(', ')}`);
   }
   const workRoot = await mkdtemp(join(tmpdir(), 'sandgym-bundled-'));
   const started = Date.now();
@@ -114,7 +114,7 @@ async function loadCheckedProject(projectsDir: string, name: string, workDir: st
   const run = await runPytest(join(workDir, `${name}-clean`), [], { rootfs, label: `projects/${name}` });
   checkReport(run, `projects/${name}`);
   if (run.exitCode !== 0)
-    throw new Error(`projects/${name}: the clean project's tests must all pass:\n${run.log}`);
+    throw new DatasetError(`projects/${name}: the clean project's tests must all pass:\n${run.log}`);
   return project;
 }
 

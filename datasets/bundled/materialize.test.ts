@@ -102,3 +102,14 @@ test('bad input fails with a DatasetError that says what is wrong', async () => 
   );
   assert.equal(projectOf('sandgym/inikit'), 'inikit');
 });
+
+test('the public face points at the committed files', async () => {
+  const { BUNDLED } = await import('./index.ts');
+  for (const path of [
+    BUNDLED.sweJsonl,
+    BUNDLED.debugJsonl,
+    join(BUNDLED.projectsDir, 'inikit', 'pyproject.toml'),
+  ]) {
+    await readFile(path);
+  }
+});
