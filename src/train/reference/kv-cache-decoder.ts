@@ -11,7 +11,9 @@ import { CAUSAL } from './wasm-runtime.ts';
 export class KvCacheDecoder {
   private readonly model: Transformer;
   private readonly capacity: number;
-  /** Byte pointers: keys[slot][layer] and values[slot][layer], each [capacity, d]. */
+  /** Positions allocated per slot: capacity rounded up to the kernels' 4 lanes. */
+  private readonly stride: number;
+  /** Byte pointers: keys[slot][layer], transposed [d, stride], and values[slot][layer], [capacity, d]. */
   private readonly keys: number[][];
   private readonly values: number[][];
   /** Tokens in the cache (the same for every slot: all slots advance together). */
@@ -20,7 +22,8 @@ export class KvCacheDecoder {
   constructor(model: Transformer, slots: number, capacity: number) {
     this.model = model;
     this.capacity = capacity;
-    const size = capacity * model.config.d_model;
+    this.stride = (capacity + 3) & ~3;
+    const size = this.stride * model.config.d_model;
     const perSlot = () => model.layout.layers.map(() => model.rt.alloc(size));
     this.keys = Array.from({ length: slots }, perSlot);
     this.values = Array.from({ length: slots }, perSlot);
@@ -37,12 +40,9 @@ export class KvCacheDecoder {
     acts.layers.forEach((la, l) => {
       const qkv = model.rt.f32(la.qkv, T * 3 * d);
       for (let s = 0; s < this.keys.length; s++) {
-        const kc = model.rt.f32(this.keys[s]![l]!, T * d);
+        model.rt.kernels.transpose(this.keys[s]![l]!, la.qkv + d * 4, T, d, 3 * d, this.stride);
         const vc = model.rt.f32(this.values[s]![l]!, T * d);
-        for (let t = 0; t < T; t++) {
-          kc.set(qkv.subarray(t * 3 * d + d, t * 3 * d + 2 * d), t * d);
-          vc.set(qkv.subarray(t * 3 * d + 2 * d, t * 3 * d + 3 * d), t * d);
-        }
+        for (let t = 0; t < T; t++) vc.set(qkv.subarray(t * 3 * d + 2 * d, t * 3 * d + 3 * d), t * d);
       }
     });
     const last = model.rt.f32(acts.logits + (T - 1) * V * 4, V).slice();
@@ -77,18 +77,18 @@ export class KvCacheDecoder {
     const qkv = rt.alloc(M * 3 * d);
     const att = rt.alloc(M * d);
     const u = rt.alloc(M * 4 * d);
-    const scratch = rt.alloc(pos + 1);
+    const scratch = rt.alloc(this.stride);
     const scale = 1 / Math.sqrt(d / c.n_head);
     layout.layers.forEach((L, l) => {
       k.layerNorm(h, x, model.p(L.ln1_g), model.p(L.ln1_b), stats, stats + M * 4, M, d, LN_EPS);
       k.matmul(qkv, h, model.p(L.w_qkv), model.p(L.b_qkv), M, d, 3 * d, d, 3 * d, 3 * d, 0, CAUSAL.none);
       slots.forEach((s, r) => {
         const row = qkv + r * 3 * d * 4;
-        const kc = this.keys[s]![l]!;
+        const kT = this.keys[s]![l]!;
         const vc = this.values[s]![l]!;
-        model.copy(kc + pos * d * 4, row + d * 4, d);
+        k.transpose(kT + pos * 4, row + d * 4, 1, d, 3 * d, this.stride);
         model.copy(vc + pos * d * 4, row + 2 * d * 4, d);
-        k.attendCached(att + r * d * 4, row, kc, vc, scratch, pos + 1, d, c.n_head, scale);
+        k.attendCached(att + r * d * 4, row, kT, vc, scratch, pos + 1, this.stride, d, c.n_head, scale);
       });
       k.matmul(x, att, model.p(L.w_o), model.p(L.b_o), M, d, d, d, d, d, 1, CAUSAL.none);
       k.layerNorm(h, x, model.p(L.ln2_g), model.p(L.ln2_b), stats, stats + M * 4, M, d, LN_EPS);

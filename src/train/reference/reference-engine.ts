@@ -53,7 +53,9 @@ export interface ReferenceEngineOptions {
 /**
  * The in-process training engine: a small transformer on the CPU (see transformer.ts), Adam, sampling
  * with a KV cache, checkpoints. Deterministic: the same seed and the same calls give bit-identical
- * weights, samples and logprobs, with any number of threads. Call it one request at a time.
+ * weights, samples and logprobs, with any number of threads. `sample` calls may overlap each other (the
+ * threads serve them in arrival order); training calls (forwardBackward, optimStep, loadState) must not
+ * overlap anything, as with Tinker's ordered `seq_id`s.
  */
 export class ReferenceEngine implements TrainingEngine {
   readonly modelName: string;

@@ -96,3 +96,27 @@ test('attention is causal: changing a later token leaves earlier logprobs unchan
   assert.deepEqual(la!.logprobs.data.slice(0, 5), lb!.logprobs.data.slice(0, 5));
   assert.notDeepEqual(la!.logprobs.data.slice(6), lb!.logprobs.data.slice(6));
 });
+
+test('KV-cache decoding agrees with the full forward pass at every length (temperature 1 logprobs)', async () => {
+  // 40 dimensions in 2 heads of 20: the cached attention's 16-wide pass and its 4-wide tail.
+  const model: ModelConfig = { vocab_size: 20, n_ctx: 24, d_model: 40, n_layer: 2, n_head: 2 };
+  const engine = await ReferenceEngine.create({ model, seed: 5, threads: 1 });
+  const rng = new Rng(6);
+  engine.setParameterVector(engine.parameterVector().map((w) => w + 0.2 * rng.normal()));
+  for (const promptLength of [1, 3, 6]) {
+    const prompt = Array.from({ length: promptLength }, (_, i) => (i * 7) % 20);
+    const { sequences } = await engine.sample(prompt, { max_tokens: 24, seed: promptLength }, 3);
+    for (const s of sequences) {
+      assert.equal(s.tokens.length, 24 - promptLength, 'runs until the context is full');
+      assert.equal(s.stop_reason, 'length');
+      const out = await engine.forward([sequenceDatum([...prompt, ...s.tokens])], 'cross_entropy');
+      const forward = out.loss_fn_outputs[0]!.logprobs.data.slice(promptLength - 1);
+      s.logprobs.forEach((lp, i) => {
+        assert.ok(
+          Math.abs(lp - forward[i]!) < 1e-4,
+          `prompt ${promptLength}, token ${i}: ${lp} vs ${forward[i]}`,
+        );
+      });
+    }
+  }
+});

@@ -63,10 +63,11 @@ export interface Kernels {
   attendCached(
     out: number,
     q: number,
-    kc: number,
+    kT: number,
     vc: number,
     scratch: number,
     len: number,
+    cap: number,
     D: number,
     H: number,
     scale: number,

@@ -406,28 +406,29 @@ export function logprobBackward(logits: usize, lse: usize, targets: usize, g: us
 
 /**
  * One new token's attention over a KV cache: for each head h, out_h = Σ_{j<len} softmax_j(scale·q_h·k_j)·v_j.
- * q and out are [D] (heads side by side), kc and vc are [len, D]; scratch holds len floats.
+ * q and out are [D] (heads side by side); keys are stored transposed, kT [D, cap], so that scores for four
+ * positions come from one SIMD product per dimension; values are vc [len, D]. cap is a multiple of 4 and
+ * scratch holds cap floats.
  */
 export function attendCached(
-  out: usize, q: usize, kc: usize, vc: usize, scratch: usize, len: i32, D: i32, H: i32, scale: f32,
+  out: usize, q: usize, kT: usize, vc: usize, scratch: usize, len: i32, cap: i32, D: i32, H: i32, scale: f32,
 ): void {
   const dh = D / H;
   const rs = <usize>D << 2;
+  const ks = <usize>cap << 2;
   for (let h = 0; h < H; h++) {
     const ho = <usize>(h * dh) << 2;
-    let mx: f32 = -Infinity;
-    for (let j = 0; j < len; j++) {
-      const kp = kc + <usize>j * rs + ho;
+    for (let j = 0; j < len; j += 4) {
       let acc = f32x4.splat(0);
-      for (let d = 0; d < dh; d += 4) {
-        const o = <usize>d << 2;
-        acc = f32x4.add(acc, f32x4.mul(v128.load(q + ho + o), v128.load(kp + o)));
+      let kp = kT + <usize>(h * dh) * ks + (<usize>j << 2);
+      for (let d = 0; d < dh; d++) {
+        acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(q + ho + (<usize>d << 2)), v128.load(kp)));
+        kp += ks;
       }
-      const sc = scale * (f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 1) +
-        f32x4.extract_lane(acc, 2) + f32x4.extract_lane(acc, 3));
-      store<f32>(scratch + (<usize>j << 2), sc);
-      mx = max(mx, sc);
+      v128.store(scratch + (<usize>j << 2), f32x4.mul(acc, f32x4.splat(scale)));
     }
+    let mx: f32 = -Infinity;
+    for (let j = 0; j < len; j++) mx = max(mx, load<f32>(scratch + (<usize>j << 2)));
     let z: f32 = 0;
     for (let j = 0; j < len; j++) {
       const e = Mathf.exp(load<f32>(scratch + (<usize>j << 2)) - mx);
@@ -435,18 +436,28 @@ export function attendCached(
       z += e;
     }
     const inv = <f32>1 / z;
-    for (let d = 0; d < dh; d += 4) {
-      const o = <usize>d << 2;
-      let acc = f32x4.splat(0);
+    for (let j = 0; j < len; j++) store<f32>(scratch + (<usize>j << 2), load<f32>(scratch + (<usize>j << 2)) * inv);
+    // Sixteen dimensions (four accumulators) per pass over the positions.
+    for (let d = 0; d < dh; d += 16) {
+      const n = dh - d < 16 ? dh - d : 16;
+      let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+      let vp = vc + ho + (<usize>d << 2);
       for (let j = 0; j < len; j++) {
-        const w = f32x4.splat(load<f32>(scratch + (<usize>j << 2)) * inv);
-        acc = f32x4.add(acc, f32x4.mul(w, v128.load(vc + <usize>j * rs + ho + o)));
+        const w = v128.load32_splat(scratch + (<usize>j << 2));
+        a0 = f32x4.add(a0, f32x4.mul(w, v128.load(vp)));
+        if (n > 4) a1 = f32x4.add(a1, f32x4.mul(w, v128.load(vp, 16)));
+        if (n > 8) a2 = f32x4.add(a2, f32x4.mul(w, v128.load(vp, 32)));
+        if (n > 12) a3 = f32x4.add(a3, f32x4.mul(w, v128.load(vp, 48)));
+        vp += rs;
       }
-      v128.store(out + ho + o, acc);
+      const op = out + ho + (<usize>d << 2);
+      v128.store(op, a0);
+      if (n > 4) v128.store(op, a1, 16);
+      if (n > 8) v128.store(op, a2, 32);
+      if (n > 12) v128.store(op, a3, 48);
     }
   }
 }
-
 
 /** First byte after the module's static data (the math functions' tables): the host allocates above it. */
 export function heapBase(): usize {
