@@ -20,6 +20,17 @@ def test_default_values_resolve_in_the_reading_section():
     assert config.get("api", "url") == "http://a.example:8080/"
 
 
+def test_nested_reference_resolves_in_its_own_section():
+    config = loads(
+        "[paths]\nroot = /srv\ndata = ${root}/data\n"
+        "[app]\nroot = /opt/app\nstore = ${paths:data}/store\nlogs = ${root}/logs\n"
+    )
+    assert config.get("app", "store") == "/srv/data/store"
+    assert config.get("app", "logs") == "/opt/app/logs"
+    config = loads("[a]\nx = ${y}\ny = 1\n[b]\nref = ${a:x}\n")
+    assert config.get("b", "ref") == "1"
+
+
 @pytest.mark.parametrize(
     "value, expected",
     [("$$5", "$5"), ("$${root}", "${root}"), ("cost: $3", "cost: $3"), ("$$$${root}", "$${root}"), ("${root}$$", "/r$")],
