@@ -29,7 +29,6 @@ export interface Kernels {
     causal: number,
   ): void;
   transpose(dst: number, src: number, rows: number, cols: number, lds: number, ldd: number): void;
-  addInto(c: number, a: number, M: number, N: number, lda: number, ldc: number): void;
   colSumInto(out: number, x: number, M: number, N: number, ldx: number): void;
   layerNorm(
     y: number,

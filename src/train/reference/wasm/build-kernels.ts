@@ -1,33 +1,41 @@
 /**
- * Compiles kernels.as (AssemblyScript) into kernels.wasm.gen.ts, the base64 module that the engine loads,
- * so running the engine needs no compiler. Rebuild after editing kernels.as:
+ * Compiles kernels.as and matmul.as (AssemblyScript) into kernels.wasm.gen.ts, the base64 module that the
+ * engine loads, so running the engine needs no compiler. Rebuild after editing either:
  *
  *   node --import tsx src/train/reference/wasm/build-kernels.ts
  *
  * The generated file records the SHA-256 of the source it came from; kernels-gen.test.ts fails while that
- * differs from kernels.as (compiling takes ~10 s, too slow for every test run).
+ * differs from the sources (compiling takes ~10 s, too slow for every test run).
  */
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { SandgymError } from '../../../errors.ts';
 
-const SOURCE_URL = new URL('./kernels.as', import.meta.url);
 const GENERATED_URL = new URL('./kernels.wasm.gen.ts', import.meta.url);
 
-/** asc only compiles `.ts` entry files, so the source is served to it under this virtual name. */
+/** asc only compiles `.ts` files, so each source is served to it under a virtual `.ts` name. */
+const SOURCES: Record<string, string> = { 'kernels.ts': 'kernels.as', 'matmul.ts': 'matmul.as' };
 const VIRTUAL_ENTRY = 'kernels.ts';
+
+async function readSources(): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [virtual, file] of Object.entries(SOURCES)) {
+    out[virtual] = await readFile(new URL(`./${file}`, import.meta.url), 'utf8');
+  }
+  return out;
+}
 
 export async function compileKernels(): Promise<Uint8Array> {
   // A devDependency: only this build step and its freshness test need the compiler.
   const asc = await import('assemblyscript/asc');
-  const source = await readFile(SOURCE_URL, 'utf8');
+  const sources = await readSources();
   let binary: Uint8Array | undefined;
   const stderr: string[] = [];
   const { error } = await asc.main(
     [VIRTUAL_ENTRY, '-O3', '--runtime', 'stub', '--importMemory', '--enable', 'simd', '-o', 'kernels.wasm'],
     {
-      readFile: (name) => (name === VIRTUAL_ENTRY ? source : null),
+      readFile: (name) => sources[name] ?? null,
       writeFile: (name, contents) => {
         if (name.endsWith('.wasm') && typeof contents !== 'string') binary = contents;
       },
@@ -44,10 +52,11 @@ export async function compileKernels(): Promise<Uint8Array> {
   return binary;
 }
 
+/** One hash over all sources, in a fixed order. */
 export async function sourceSha256(): Promise<string> {
-  return createHash('sha256')
-    .update(await readFile(SOURCE_URL))
-    .digest('hex');
+  const hash = createHash('sha256');
+  for (const [name, text] of Object.entries(await readSources())) hash.update(`${name}\n${text}\n`);
+  return hash.digest('hex');
 }
 
 export function renderGenerated(binary: Uint8Array, sha256: string): string {
