@@ -49,36 +49,7 @@ export async function buildSweRow(source: SweTaskSource, ctx: SweBuildContext): 
   );
   await expectSameTree(repoDir, buggy, id);
 
-  const run = async (name: string, patches: string[], args: string[]): Promise<PytestRun> => {
-    const dir = join(workDir, name);
-    await cp(repoDir, dir, { recursive: true });
-    for (const p of patches) await git(['apply', '--whitespace=nowarn', '-'], { cwd: dir, input: p });
-    const result = await runPytest(dir, args, { rootfs: ctx.rootfs, label: `${id} (${name})` });
-    checkReport(result, `${id} (${name})`);
-    return result;
-  };
-  const visible = await run('visible', [], []);
-  const failingVisible = [...visible.report.statuses].filter(([, s]) => s !== 'PASSED').map(([t]) => t);
-  if (visible.exitCode !== 0 || failingVisible.length > 0) {
-    throw new DatasetError(
-      `${id}: the agent's repository must have a green test suite, but these fail: ${failingVisible.join(', ')}; ` +
-        'hide them too (hidden_tests) or change the bug',
-    );
-  }
-  const testFiles = testPatchFiles(testPatch);
-  const before = await run('empty-patch', [testPatch], testFiles);
-  const after = await run('gold-patch', [testPatch, patch], testFiles);
-  const { failToPass, passToPass } = splitTests(before.report.statuses, after.report.statuses, id);
-  if (failToPass.length === 0)
-    throw new DatasetError(`${id}: no test fails before the gold patch; the bug is not exposed`);
-  if (passToPass.length < MIN_PASS_TO_PASS) {
-    throw new DatasetError(`${id}: only ${passToPass.length} PASS_TO_PASS tests (need ${MIN_PASS_TO_PASS})`);
-  }
-  if (!isResolved(after.report.statuses, failToPass, passToPass))
-    throw new DatasetError(`${id}: gold patch does not resolve`);
-  if (isResolved(before.report.statuses, failToPass, passToPass))
-    throw new DatasetError(`${id}: empty patch resolves`);
-
+  const { failToPass, passToPass } = await testLists(id, repoDir, patch, testPatch, ctx);
   return {
     repo,
     instance_id: id,
@@ -94,6 +65,46 @@ export async function buildSweRow(source: SweTaskSource, ctx: SweBuildContext): 
     environment_setup_commit: project.setupCommit,
     image: `sandgym/${project.name}:${source.number}`.toLowerCase(),
   };
+}
+
+/** Runs the three test runs of a task and returns its FAIL_TO_PASS and PASS_TO_PASS, or throws. */
+async function testLists(
+  id: string,
+  repoDir: string,
+  patch: string,
+  testPatch: string,
+  ctx: SweBuildContext,
+): Promise<{ failToPass: string[]; passToPass: string[] }> {
+  const run = async (name: string, patches: string[], args: string[]): Promise<PytestRun> => {
+    const dir = join(ctx.workDir, name);
+    await cp(repoDir, dir, { recursive: true });
+    for (const p of patches) await git(['apply', '--whitespace=nowarn', '-'], { cwd: dir, input: p });
+    const result = await runPytest(dir, args, { rootfs: ctx.rootfs, label: `${id} (${name})` });
+    checkReport(result, `${id} (${name})`);
+    return result;
+  };
+  const visible = await run('visible', [], []);
+  const failingVisible = [...visible.report.statuses].filter(([, s]) => s !== 'PASSED').map(([t]) => t);
+  if (visible.exitCode !== 0 || failingVisible.length > 0) {
+    throw new DatasetError(
+      `${id}: the agent's repository must have a green test suite, but these fail: ${failingVisible.join(', ')}; ` +
+        'hide them too (hidden_tests) or change the bug',
+    );
+  }
+  const testFiles = testPatchFiles(testPatch);
+  const before = (await run('empty-patch', [testPatch], testFiles)).report.statuses;
+  const after = (await run('gold-patch', [testPatch, patch], testFiles)).report.statuses;
+  const { failToPass, passToPass } = splitTests(before, after, id);
+  if (failToPass.length === 0) {
+    throw new DatasetError(`${id}: no test fails before the gold patch; the bug is not exposed`);
+  }
+  if (passToPass.length < MIN_PASS_TO_PASS) {
+    throw new DatasetError(`${id}: only ${passToPass.length} PASS_TO_PASS tests (need ${MIN_PASS_TO_PASS})`);
+  }
+  if (!isResolved(after, failToPass, passToPass))
+    throw new DatasetError(`${id}: gold patch does not resolve`);
+  if (isResolved(before, failToPass, passToPass)) throw new DatasetError(`${id}: empty patch resolves`);
+  return { failToPass, passToPass };
 }
 
 function buggyTree(source: SweTaskSource, clean: FileTree): FileTree {
