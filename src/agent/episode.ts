@@ -102,6 +102,7 @@ export async function runEpisode(o: EpisodeOptions): Promise<Trajectory> {
         timeoutMs: config.agent.trajectory_timeout_s * 1000,
       },
       toolCallFormat: format,
+      sampling: { temperature: config.llm.temperature, topP: config.llm.top_p },
       sandboxMs: timed.elapsedMs,
       ...(o.signal ? { signal: o.signal } : {}),
     });

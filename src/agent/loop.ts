@@ -10,6 +10,8 @@ export interface LoopOptions {
   budget: EpisodeBudget;
   /** function_calling: tools go in the request; xml: the system prompt describes them, replies hold markup. */
   toolCallFormat: 'function_calling' | 'xml';
+  /** Sampling settings sent with every request. */
+  sampling?: { temperature?: number; topP?: number };
   /** Time spent waiting on the sandbox so far (for the overhead figure); a counter the caller keeps. */
   sandboxMs?: () => number;
   signal?: AbortSignal;
@@ -61,6 +63,7 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
         messages,
         ...(o.toolCallFormat === 'function_calling' ? { tools: o.env.tools } : {}),
         maxTokens: Math.min(o.budget.maxTokensPerTurn, left),
+        ...o.sampling,
         signal: turnDeadline.signal,
       });
     } catch (e) {

@@ -3,6 +3,9 @@
  * loaders for JSONL/JSON/Parquet files and directories and for Hugging Face Hub datasets, and ordering
  * by image.
  */
+
+export { type BundledImageOptions, buildBundledImages } from './bundled-images.ts';
+export { BUNDLED_DATASETS, type ResolveOptions, resolveDatasetSpec } from './dataset-spec.ts';
 export { type DiffFile, diffFilePath, diffFiles } from './diff-files.ts';
 export {
   DEFAULT_HUB_ENDPOINT,

@@ -1,0 +1,194 @@
+import { runEpisode, sandboxCreateOptions } from '../agent/episode.ts';
+import type { SamplerFactory } from '../agent/samplers.ts';
+import type { Trajectory } from '../agent/types.ts';
+import type { Config } from '../config/index.ts';
+import { prepareSandbox } from '../env/index.ts';
+import { isSandboxError } from '../errors.ts';
+import type { Sandbox, SandboxProvider } from '../sandbox/index.ts';
+import type { Task } from '../tasks/index.ts';
+import { Semaphore } from './semaphore.ts';
+import { type TrajectoryStore, trajectoryKey } from './trajectory-store.ts';
+
+export interface RolloutOptions {
+  provider: SandboxProvider;
+  config: Config;
+  samplers: SamplerFactory;
+  /** Finished trajectories are appended here as they end; keys already in it are skipped. */
+  store?: TrajectoryStore;
+  onTrajectory?: (t: Trajectory) => void;
+  signal?: AbortSignal;
+}
+
+export interface RolloutStats {
+  /** Episodes run again after an infrastructure fault. */
+  retries: number;
+  /** Episodes that ended as `error` after their retries. */
+  errors: number;
+  /** Samples skipped because the store already had them. */
+  skipped: number;
+  /** Tasks prepared once and forked for their group. */
+  forkedGroups: number;
+  /** Sandboxes prepared from scratch (no fork, a retry, or a failed group). */
+  freshSandboxes: number;
+}
+
+export interface RolloutResult {
+  /** The trajectories of this call, in task order, then sample order. */
+  trajectories: Trajectory[];
+  stats: RolloutStats;
+}
+
+type Group = { task: Task; samples: number[]; sandboxes: Promise<(Sandbox | undefined)[]> };
+
+/**
+ * Runs a batch of tasks × samples as episodes, many at once:
+ * - at most `rollout.n_parallel` episodes and `rollout.create_concurrency` sandbox creations at a time;
+ * - with `rollout.fork`, each task is prepared once and `fork(k)`ed for its group of k samples, and the next
+ *   `rollout.warm_pool` tasks are prepared while the current ones run, so episodes rarely wait on a sandbox;
+ * - an infrastructure fault (`error`) is retried on a fresh sandbox up to `rollout.retry_limit` times, then
+ *   kept as `error` (masked from training, never scored 0);
+ * - each finished trajectory goes to the store at once; samples the store already has are skipped, so a
+ *   rerun after a kill continues where it stopped.
+ */
+export class RolloutEngine {
+  private readonly episodes: Semaphore;
+  private readonly creations: Semaphore;
+
+  constructor(private readonly o: RolloutOptions) {
+    this.episodes = new Semaphore(o.config.rollout.n_parallel);
+    this.creations = new Semaphore(o.config.rollout.create_concurrency);
+  }
+
+  async run(tasks: readonly Task[], samplesPerTask: number): Promise<RolloutResult> {
+    const stats: RolloutStats = { retries: 0, errors: 0, skipped: 0, forkedGroups: 0, freshSandboxes: 0 };
+    const plans = tasks.map((task) => {
+      const samples = Array.from({ length: samplesPerTask }, (_, i) => i).filter(
+        (sample) => !this.o.store?.has(trajectoryKey({ taskId: task.id, sample })),
+      );
+      stats.skipped += samplesPerTask - samples.length;
+      return { task, samples };
+    });
+    const todo = plans.filter((p) => p.samples.length > 0);
+    const groups: Group[] = [];
+    const prepareAhead = (upTo: number) => {
+      while (groups.length < Math.min(upTo, todo.length)) {
+        const p = todo[groups.length]!;
+        groups.push({ ...p, sandboxes: this.prepareGroup(p.task, p.samples.length, stats) });
+      }
+    };
+
+    const running: Promise<Trajectory | undefined>[] = [];
+    const warm = Math.max(1, this.o.config.rollout.warm_pool);
+    let consumed = 0;
+    for (; consumed < todo.length && !this.aborted; consumed++) {
+      prepareAhead(consumed + 1 + warm);
+      const group = groups[consumed]!;
+      const sandboxes = await group.sandboxes;
+      for (const [j, sample] of group.samples.entries()) {
+        // Wait for a free episode slot here, so later groups are not prepared far ahead of their turn.
+        const release = await this.slot();
+        if (this.aborted) {
+          release();
+          await Promise.all(sandboxes.slice(j).map((s) => s?.close()));
+          break;
+        }
+        running.push(this.episode(group.task, sample, sandboxes[j], stats).finally(release));
+      }
+    }
+    // Groups prepared ahead whose turn never came (an abort): close their sandboxes.
+    await Promise.all(
+      groups.slice(consumed).map(async (g) => Promise.all((await g.sandboxes).map((s) => s?.close()))),
+    );
+    const finished = (await Promise.all(running)).filter((t): t is Trajectory => t !== undefined);
+    const order = new Map(tasks.map((t, i) => [t.id, i]));
+    finished.sort((a, b) => order.get(a.taskId)! - order.get(b.taskId)! || a.sample - b.sample);
+    return { trajectories: finished, stats };
+  }
+
+  private get aborted(): boolean {
+    return this.o.signal?.aborted ?? false;
+  }
+
+  /** Resolves when an episode slot is free; the returned function frees it. */
+  private slot(): Promise<() => void> {
+    return new Promise((acquired) => {
+      void this.episodes.use(
+        () =>
+          new Promise<void>((release) => {
+            acquired(release);
+          }),
+      );
+    });
+  }
+
+  /** k sandboxes for a task's group: one prepared and forked, or none (each episode prepares its own). */
+  private async prepareGroup(task: Task, k: number, stats: RolloutStats): Promise<(Sandbox | undefined)[]> {
+    if (!this.o.config.rollout.fork) return Array.from({ length: k }, () => undefined);
+    try {
+      const template = await this.creations.use(() => this.prepare(task));
+      try {
+        const forks = await this.creations.use(() => template.fork(k));
+        stats.forkedGroups++;
+        return forks;
+      } finally {
+        await template.close();
+      }
+    } catch (e) {
+      if (!isSandboxError(e)) throw e;
+      // Let each episode try on its own: a fault of one preparation must not sink the whole group.
+      return Array.from({ length: k }, () => undefined);
+    }
+  }
+
+  private prepare(task: Task): Promise<Sandbox> {
+    return prepareSandbox(task, this.o.provider, {
+      scrubGitHistory: this.o.config.env.scrub_git_history,
+      create: sandboxCreateOptions(this.o.config, task),
+      ...(this.o.signal ? { signal: this.o.signal } : {}),
+    });
+  }
+
+  /** One sample of a task, retried on a fresh sandbox after an infrastructure fault. */
+  private async episode(
+    task: Task,
+    sample: number,
+    sandbox: Sandbox | undefined,
+    stats: RolloutStats,
+  ): Promise<Trajectory | undefined> {
+    const limit = this.o.config.rollout.retry_limit;
+    let given = sandbox;
+    for (let attempt = 0; ; attempt++) {
+      if (!given) {
+        stats.freshSandboxes++;
+        // Prepared here, under the creation limit; if it fails, the episode prepares once more itself and
+        // records why.
+        given = await this.creations
+          .use(() => this.prepare(task))
+          .catch((e: unknown) => {
+            if (isSandboxError(e)) return undefined;
+            throw e;
+          });
+      }
+      const t = await runEpisode({
+        task,
+        sample,
+        config: this.o.config,
+        provider: this.o.provider,
+        sampler: this.o.samplers.forTask(task),
+        policy: this.o.samplers.policy,
+        ...(given ? { sandbox: given } : {}),
+        ...(this.o.signal ? { signal: this.o.signal } : {}),
+      });
+      given = undefined;
+      // An episode cut short by the user is not a result: a rerun does it again.
+      if (this.aborted) return undefined;
+      if (t.termination !== 'error' || attempt >= limit) {
+        if (t.termination === 'error') stats.errors++;
+        this.o.store?.append(t);
+        this.o.onTrajectory?.(t);
+        return t;
+      }
+      stats.retries++;
+    }
+  }
+}
