@@ -5,7 +5,7 @@ import type { SandboxProvider } from '../sandbox/index.ts';
 import { type DebugTask, loadTasks } from '../tasks/index.ts';
 import { prepareSandbox } from './prepare.ts';
 import { SWEEnv } from './swe-env.ts';
-import { localTestEnvironment } from './testing/local-sandboxes.ts';
+import { localTestEnvironment } from './testing/provider-sandboxes.ts';
 import { definitionHeaderAt, firstBodyLine } from './tools/pdb-commands.ts';
 import { splitLines } from './tools/text-edits.ts';
 

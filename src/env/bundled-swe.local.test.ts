@@ -10,7 +10,7 @@ import { loadTasks, type SweTask } from '../tasks/index.ts';
 import { prepareSandbox } from './prepare.ts';
 import { scrubGitHistory } from './scrub-git-history.ts';
 import { SWEEnv } from './swe-env.ts';
-import { BASE_IMAGE, localTestEnvironment, sh } from './testing/local-sandboxes.ts';
+import { BASE_IMAGE, localTestEnvironment, sh } from './testing/provider-sandboxes.ts';
 
 const local = await localTestEnvironment();
 const BUNDLED = fileURLToPath(new URL('../../datasets/bundled/', import.meta.url));

@@ -5,7 +5,7 @@ import { prepareSandbox } from './prepare.ts';
 import { scrubGitHistory } from './scrub-git-history.ts';
 import { buildCalcRepoImage, type CalcRepoImage } from './testing/calc-repo.ts';
 import { DEBUG_SOLUTION, DEBUG_TEST, debugTask, r2eTask, sweTask } from './testing/fixture-tasks.ts';
-import { BASE_IMAGE, localTestEnvironment, sh } from './testing/local-sandboxes.ts';
+import { BASE_IMAGE, localTestEnvironment, sh } from './testing/provider-sandboxes.ts';
 
 const local = await localTestEnvironment();
 

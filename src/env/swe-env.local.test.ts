@@ -6,7 +6,7 @@ import { prepareSandbox } from './prepare.ts';
 import { type EnvConfig, SWEEnv } from './swe-env.ts';
 import { buildCalcRepoImage, type CalcRepoImage } from './testing/calc-repo.ts';
 import { debugTask, sweTask } from './testing/fixture-tasks.ts';
-import { localTestEnvironment } from './testing/local-sandboxes.ts';
+import { localTestEnvironment } from './testing/provider-sandboxes.ts';
 
 const local = await localTestEnvironment();
 

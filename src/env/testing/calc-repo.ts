@@ -1,5 +1,5 @@
 import type { SandboxProvider } from '../../sandbox/index.ts';
-import { BASE_IMAGE, sh } from './local-sandboxes.ts';
+import { BASE_IMAGE, sh } from './provider-sandboxes.ts';
 
 /** A task image built for the tests: the repository, its base commit and the future the image leaks. */
 export interface CalcRepoImage {

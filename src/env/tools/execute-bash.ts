@@ -5,26 +5,29 @@ import { blockedBy, R2E_GYM_BLOCKLIST } from './command-blocklist.ts';
 import { StepDeadlineError } from './sandbox-files.ts';
 import { shellArgv } from './shell.ts';
 
-const SPEC: ToolSpec = {
-  type: 'function',
-  function: {
-    name: 'execute_bash',
-    description: [
-      'Runs a bash command in the repository directory and returns its exit code, stdout and stderr.',
-      'Each call is a fresh shell: cd, variables and background jobs do not carry over to the next call.',
-      'The command is killed at the step deadline; long output is cut in the middle. Interactive programs',
-      'get no input. Some commands are refused (by default: git, ipython, jupyter, nohup).',
-    ].join('\n'),
-    parameters: {
-      type: 'object',
-      properties: {
-        cmd: { type: 'string', description: 'The command, e.g. "python -m pytest -q tests/test_x.py".' },
+function spec(blocklist: readonly string[]): ToolSpec {
+  const refused = blocklist.length > 0 ? ` These commands are refused: ${blocklist.join(', ')}.` : '';
+  return {
+    type: 'function',
+    function: {
+      name: 'execute_bash',
+      description: [
+        'Runs a bash command in the repository directory and returns its exit code, stdout and stderr.',
+        'Each call is a fresh shell: cd, variables and background jobs do not carry over to the next call.',
+        'The command is killed at the step deadline; long output is cut in the middle. Interactive programs',
+        `get no input.${refused}`,
+      ].join('\n'),
+      parameters: {
+        type: 'object',
+        properties: {
+          cmd: { type: 'string', description: 'The command, e.g. "python -m pytest -q tests/test_x.py".' },
+        },
+        required: ['cmd'],
+        additionalProperties: false,
       },
-      required: ['cmd'],
-      additionalProperties: false,
     },
-  },
-};
+  };
+}
 
 /** Pagers would wait for a terminal that is not there. */
 const COMMAND_ENV = { PAGER: 'cat', GIT_PAGER: 'cat', MANPAGER: 'cat' };
@@ -36,11 +39,12 @@ export interface ExecuteBashOptions {
 
 /** R2E-Gym's `execute_bash`: one command, a deadline, labelled and capped output, the exit code. */
 export class ExecuteBash implements Tool {
-  readonly spec = SPEC;
+  readonly spec: ToolSpec;
   private readonly blocklist: readonly string[];
 
   constructor(options: ExecuteBashOptions = {}) {
     this.blocklist = options.blockedCommands ?? R2E_GYM_BLOCKLIST;
+    this.spec = spec(this.blocklist);
   }
 
   async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {

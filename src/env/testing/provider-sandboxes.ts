@@ -3,26 +3,40 @@ import { createProvider, type Sandbox, type SandboxProvider } from '../../sandbo
 
 export const BASE_IMAGE = 'sandgym/base:latest';
 
-export interface LocalTestEnvironment {
-  /** Why the sandbox tests must skip, or undefined when the local provider and the base image are there. */
+export interface ProviderTestEnvironment {
+  name: string;
+  /** Why the sandbox tests must skip, or undefined when the provider and the base image are there. */
   skip: string | undefined;
   provider: () => SandboxProvider;
 }
 
 /** The real `local` provider for `*.local.test.ts` files, which skip (saying why) without it. */
-export async function localTestEnvironment(): Promise<LocalTestEnvironment> {
+export function localTestEnvironment(): Promise<ProviderTestEnvironment> {
+  return providerTestEnvironment('local');
+}
+
+/** A real provider (`local`, `docker`) with the base image, or why the tests using it must skip. */
+export async function providerTestEnvironment(name: string): Promise<ProviderTestEnvironment> {
   let provider: SandboxProvider | undefined;
   const get = () => provider!;
   try {
-    provider = await createProvider('local');
+    provider = await createProvider(name);
   } catch (e) {
-    return { skip: `the local sandbox provider is not available here: ${errorMessage(e)}`, provider: get };
+    return {
+      name,
+      skip: `the ${name} sandbox provider is not available here: ${errorMessage(e)}`,
+      provider: get,
+    };
   }
   if (!(await provider.hasImage(BASE_IMAGE))) {
     await provider.close();
-    return { skip: `no ${BASE_IMAGE} image; run "node bin/sandgym.js images build base"`, provider: get };
+    return {
+      name,
+      skip: `no ${BASE_IMAGE} image; run "node bin/sandgym.js images build base"`,
+      provider: get,
+    };
   }
-  return { skip: undefined, provider: get };
+  return { name, skip: undefined, provider: get };
 }
 
 /** Runs a shell script in a sandbox and fails the test with its output unless it exits 0. */
