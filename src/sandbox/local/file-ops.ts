@@ -111,10 +111,13 @@ function hostToolResult(child: ReturnType<typeof spawn>, what: string, id: strin
   child.stderr!.on('data', (b: Buffer) => {
     stderr += b.toString();
   });
-  return new Promise((resolve, reject) => {
+  const result = new Promise<void>((resolve, reject) => {
     child.once('error', (e) => reject(new SandboxError(id, `${what}: ${e.message}`, { cause: e })));
     child.once('close', (code) =>
       code === 0 ? resolve() : reject(new SandboxError(id, `${what}: ${stderr.trim()}`)),
     );
   });
+  // The caller awaits it after the sandbox side finished; until then a failure must not count as unhandled.
+  result.catch(() => {});
+  return result;
 }

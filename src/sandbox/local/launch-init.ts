@@ -17,6 +17,8 @@ export interface LaunchParams {
   /** Shell lines that put the shell under the sandbox's limits (see LimitDriver). */
   enterScript: string;
   network: boolean;
+  /** Created when missing, as Docker does for a container's working directory. */
+  workdir: string;
   /** Fork: a parent's upper directory (reachable through /proc/<pid>/root) to start from. */
   copyUpperFrom?: string;
   signal?: AbortSignal;
@@ -61,6 +63,8 @@ function bwrapArgs(p: LaunchParams): string[] {
     p.tools.catatonit,
     '/dev/.init',
     ...(p.network ? ['--ro-bind', '/etc/resolv.conf', '/etc/resolv.conf'] : []),
+    // bwrap creates it inside the new root, so a symlink in the image cannot point it at the host.
+    ...(p.workdir === '/' ? [] : ['--dir', p.workdir]),
     '--unshare-all',
     ...(p.network ? ['--share-net'] : []),
     '--as-pid-1',
@@ -148,7 +152,7 @@ function readChildPid(holder: ChildProcess, p: LaunchParams): Promise<number> {
  */
 async function waitForExec(pid: number, holder: ChildProcess, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
-  for (let delayMs = 0.2; ; delayMs = Math.min(delayMs * 2, 10)) {
+  for (;;) {
     let comm: string;
     try {
       comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
@@ -157,6 +161,6 @@ async function waitForExec(pid: number, holder: ChildProcess, timeoutMs: number)
     }
     if (comm !== 'bwrap') return;
     if (holder.exitCode !== null || Date.now() > end) throw new Error('setup did not finish');
-    await new Promise((r) => setTimeout(r, delayMs));
+    await new Promise((r) => setTimeout(r, 1));
   }
 }

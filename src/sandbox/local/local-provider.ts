@@ -180,6 +180,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
         diskBytes: spec.limits.diskBytes,
         enterScript: limitsHandle.enterScript(),
         network: spec.network,
+        workdir: spec.workdir,
         ...(copyUpperFrom !== undefined && { copyUpperFrom }),
         ...(signal && { signal }),
       });

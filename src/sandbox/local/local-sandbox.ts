@@ -242,7 +242,9 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     // with it the mount namespace holding the overlay and the tmpfs.
     if (this.initAlive()) process.kill(this.init.pid, 'SIGKILL');
     this.holder.kill('SIGKILL');
-    await Promise.race([this.holderExited, new Promise((r) => setTimeout(r, 10_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.holderExited, new Promise((r) => (timer = setTimeout(r, 10_000)))]);
+    clearTimeout(timer);
     await this.owner.destroy(this);
   }
 }

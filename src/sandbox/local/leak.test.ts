@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { resolveHome } from '../images/home.ts';
+import { chooseLimitDriver } from './limit-drivers.ts';
+import { readMeta, type SandboxMeta } from './sandbox-meta.ts';
+import { localTestSkipReason } from './test-support.ts';
+
+const skip = await localTestSkipReason();
+const root = new URL('../../../', import.meta.url).pathname;
+
+function run(args: string[], stdin: 'ignore' | 'pipe' = 'ignore') {
+  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    stdio: [stdin, 'pipe', 'inherit'],
+  });
+}
+
+function processExists(p: { pid: number; startTicks: number } | undefined): boolean {
+  if (!p) return false;
+  try {
+    const stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) === p.startTicks;
+  } catch {
+    return false;
+  }
+}
+
+describe('nothing leaks', { skip: skip ?? false, timeout: 180_000 }, () => {
+  it('after kill -9 of a process holding 20 sandboxes, `sandgym gc` leaves no mount, process, cgroup or dir', async () => {
+    const holder = run(['src/sandbox/local/testing/hold-sandboxes.ts', '20']);
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      holder.stdout!.on('data', (b: Buffer) => {
+        out += b.toString();
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      holder.once('exit', (code) => reject(new Error(`holder exited with ${code} before reporting`)));
+    });
+    const ids = JSON.parse(line) as string[];
+    assert.equal(ids.length, 20);
+    const sandboxesDir = join(resolveHome(), 'sandboxes');
+    const metas = (await Promise.all(ids.map((id) => readMeta(join(sandboxesDir, id))))) as SandboxMeta[];
+    assert.ok(
+      metas.every((m) => m && processExists(m.init)),
+      'all 20 sandboxes run',
+    );
+
+    holder.kill('SIGKILL');
+    await new Promise((r) => holder.once('exit', r));
+
+    const gc = run(['bin/sandgym.js', 'gc', '--provider', 'local']);
+    let report = '';
+    gc.stdout!.on('data', (b: Buffer) => {
+      report += b.toString();
+    });
+    const code = await new Promise((r) => gc.once('exit', r));
+    assert.equal(code, 0, report);
+    for (const id of ids) assert.ok(report.includes(id), `gc reports removing ${id}`);
+
+    const driver = chooseLimitDriver();
+    for (const m of metas) {
+      assert.equal(processExists(m.init), false, `pid 1 of ${m.id} is gone`);
+      assert.equal(processExists(m.holder), false, `bwrap of ${m.id} is gone`);
+      assert.equal(existsSync(join(sandboxesDir, m.id)), false, `dir of ${m.id} is gone`);
+      assert.deepEqual(
+        driver.cgroupDirs(m.id).filter((d) => existsSync(d)),
+        [],
+        `cgroups of ${m.id} are gone`,
+      );
+    }
+    const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+    assert.ok(!mounts.includes(sandboxesDir), 'no sandbox mount is visible on the host');
+  });
+});

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { isConfigError, isSandboxError } from '../../errors.ts';
+import { createLocal } from './index.ts';
+import type { LocalProvider } from './local-provider.ts';
+import { readMeta } from './sandbox-meta.ts';
+import { localTestSkipReason } from './test-support.ts';
+
+const skip = await localTestSkipReason();
+const MiB = 1024 * 1024;
+
+/** Whether `pid` runs (a zombie waiting to be reaped does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
+  let provider: LocalProvider;
+  before(async () => {
+    provider = await createLocal();
+  });
+  after(() => provider.close());
+
+  it('records owner, limits and how they are enforced in meta.json, and removes it all on close', async () => {
+    const s = await provider.create({ image: 'sandgym/base', limits: { memoryBytes: 256 * MiB, pids: 100 } });
+    const meta = (await readMeta(s.dir))!;
+    assert.equal(meta.id, s.id);
+    assert.equal(meta.run, s.labels['sandgym.run']);
+    assert.equal(meta.limits.memoryBytes, 256 * MiB);
+    assert.equal(meta.limitMechanism, provider.limitDriver.mechanism);
+    const cgroups = provider.limitDriver.cgroupDirs(s.id);
+    if (meta.limitMechanism === 'cgroup-v1') {
+      assert.deepEqual(meta.limitsEnforced, ['memory', 'pids', 'cpu', 'freezer']);
+      const memory = cgroups.find((d) => d.includes('/memory/'))!;
+      assert.equal(readFileSync(join(memory, 'memory.limit_in_bytes'), 'utf8').trim(), String(256 * MiB));
+      const inside = await s.exec('cat /proc/self/cgroup');
+      assert.equal(inside.exitCode, 0);
+    }
+    assert.ok(meta.init && meta.holder);
+    await s.close();
+    assert.equal(existsSync(s.dir), false, 'sandbox dir removed');
+    assert.deepEqual(
+      cgroups.filter((d) => existsSync(d)),
+      [],
+      'cgroups removed',
+    );
+    assert.equal(running(meta.init!.pid), false, 'pid 1 is gone');
+  });
+
+  it('fails the next call of a sandbox killed from outside with a SandboxError saying it died', async () => {
+    const s = await provider.create({ image: 'sandgym/base' });
+    process.kill(s.initPid, 'SIGKILL');
+    await assert.rejects(
+      s.exec('true'),
+      (e: unknown) => isSandboxError(e) && /died/.test(e.message) && e.isRetryable,
+    );
+    await s.close();
+  });
+
+  it('gc removes a sandbox past its TTL and keeps the live ones', async () => {
+    const short = await provider.create({ image: 'sandgym/base', ttlMs: 1 });
+    const long = await provider.create({ image: 'sandgym/base' });
+    await new Promise((r) => setTimeout(r, 5));
+    const report = await provider.gc();
+    assert.ok(report.removed.includes(short.id));
+    assert.ok(!report.removed.includes(long.id));
+    assert.equal(short.closed, true);
+    assert.equal((await long.exec('echo alive')).stdout, 'alive\n');
+    await long.close();
+  });
+
+  it('stacks snapshots of snapshots and forks of forks, deletions included', async () => {
+    const s = await provider.create({ image: 'sandgym/base' });
+    await s.exec('echo a > /a && mkdir -p /d && echo x > /d/x && rm /etc/issue');
+    await s.snapshot('sandgym-test/local-stack:1');
+    const t = await provider.create({ image: 'sandgym-test/local-stack:1' });
+    await t.exec('rm /a && rm -r /d && mkdir /d && echo y > /d/y && echo b > /b');
+    await t.snapshot('sandgym-test/local-stack:2');
+    const u = await provider.create({ image: 'sandgym-test/local-stack:2' });
+    const [f] = await u.fork(1);
+    const [g] = await f!.fork(1);
+    for (const box of [u, f!, g!]) {
+      const r = await box.exec('ls /a /etc/issue 2>&1; ls /d; cat /b');
+      assert.match(r.stdout, /\/a.*No such file/);
+      assert.match(r.stdout, /\/etc\/issue.*No such file/);
+      assert.match(r.stdout, /^y\nb\n$/m, 'the re-created directory is opaque: /d/x stays deleted');
+    }
+    const image = (await provider.store.get('sandgym-test/local-stack:2'))!;
+    assert.equal(image.layers.length, 3);
+    await Promise.all([s, t, u, f!, g!].map((b) => b.close()));
+  });
+
+  it('resolves relative paths and cwd against the workdir', async () => {
+    const s = await provider.create({ image: 'sandgym/base', workdir: '/srv' });
+    await s.writeFile('app/main.py', 'print("hi")\n');
+    assert.equal((await s.exec(['python3', 'main.py'], { cwd: 'app' })).stdout, 'hi\n');
+    assert.equal((await s.readFile('/srv/app/main.py')).toString(), 'print("hi")\n');
+    await assert.rejects(s.readFile(''), (e: unknown) => isConfigError(e));
+    await s.close();
+  });
+
+  it('refuses a hostile archive on download: nothing lands outside the target directory', async () => {
+    const s = await provider.create({ image: 'sandgym/base' });
+    const outside = await mkdtemp(join(tmpdir(), 'sg-outside-'));
+    const target = await mkdtemp(join(tmpdir(), 'sg-target-'));
+    try {
+      const evil = [
+        'import io, tarfile, sys',
+        't = tarfile.open("/tmp/evil.tar", "w")',
+        'i = tarfile.TarInfo("link"); i.type = tarfile.SYMTYPE; i.linkname = sys.argv[1]; t.addfile(i)',
+        'd = b"pwned"; i = tarfile.TarInfo("link/pwned"); i.size = len(d); t.addfile(i, io.BytesIO(d))',
+        'i = tarfile.TarInfo("../escape"); i.size = len(d); t.addfile(i, io.BytesIO(d))',
+        't.close()',
+      ].join('\n');
+      assert.equal((await s.exec(['python3', '-c', evil, outside])).exitCode, 0);
+      // The agent controls the sandbox: it can replace the tar that downloadDir runs inside.
+      await s.writeFile('/usr/local/bin/tar', '#!/bin/sh\ncat /tmp/evil.tar\n', { mode: 0o755 });
+      await assert.rejects(s.downloadDir('/tmp', target), (e: unknown) => isSandboxError(e));
+      assert.equal(existsSync(join(outside, 'pwned')), false);
+      assert.equal(existsSync(join(target, '..', 'escape')), false);
+    } finally {
+      await s.close();
+      await rm(outside, { recursive: true, force: true });
+      await rm(target, { recursive: true, force: true });
+    }
+  });
+
+  it('shares the host network only when asked', async () => {
+    const server = createServer((c) => c.end('HOST\n'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const probe = [
+      'python3',
+      '-c',
+      `import socket; print(socket.create_connection(("127.0.0.1", ${port}), 3).recv(9))`,
+    ];
+    try {
+      const open = await provider.create({ image: 'sandgym/base', network: true });
+      assert.match((await open.exec(probe)).stdout, /HOST/);
+      await open.close();
+    } finally {
+      server.close();
+    }
+  });
+
+  it('rejects unknown provider options and bad values', async () => {
+    await assert.rejects(createLocal({ options: { limit: 'rlimit' } }), (e: unknown) => isConfigError(e));
+    await assert.rejects(createLocal({ options: { limits: 'cgroup-v3' } }), (e: unknown) => isConfigError(e));
+    await assert.rejects(provider.create({ image: 'sandgym/base', ttlMs: 0 }), (e: unknown) =>
+      isConfigError(e),
+    );
+    await assert.rejects(provider.create({ image: 'sandgym/base', workdir: 'rel' }), (e: unknown) =>
+      isConfigError(e),
+    );
+    await assert.rejects(provider.create({ image: 'Bad Name' }), (e: unknown) => isConfigError(e));
+  });
+});
+
+describe('local provider with rlimits only', { skip: skip ?? false, timeout: 120_000 }, () => {
+  it('runs commands, records the weaker mechanism and kills timed-out process groups', async () => {
+    const provider = await createLocal({ options: { limits: 'rlimit' } });
+    try {
+      const s = await provider.create({ image: 'sandgym/base' });
+      assert.equal((await readMeta(s.dir))!.limitMechanism, 'rlimit');
+      assert.equal((await s.exec(['python3', '-c', 'print(1)'])).stdout, '1\n');
+      const r = await s.exec('sleep 1000 & sleep 1001', { timeoutMs: 300 });
+      assert.equal(r.timedOut, true);
+      const left = await s.exec('ps -eo args | grep -c "^sleep 100"');
+      assert.equal(left.stdout.trim(), '0');
+    } finally {
+      await provider.close();
+    }
+  });
+});
