@@ -129,6 +129,25 @@ export function runPdbSuite(target: ProviderTestEnvironment): void {
       assert.equal(await pdbProcesses(sandbox), 0, 'no pdb left');
     });
 
+    it('says so when the restart after an edit fails, and the session is over', async () => {
+      const { pdb, edit } = await episode();
+      await pdb({ command: 'start', runner: 'pytest', file: 'test.py::test_add' });
+      await edit({
+        command: 'str_replace',
+        path: 'solution.py',
+        old_str: 'total = a - b',
+        new_str: 'total = (a +',
+      });
+      const failed = await pdb({ command: 'n' });
+      assert.match(failed, /changed since pdb started/);
+      assert.match(
+        failed,
+        /pdb could not start: python3 -m pytest -sq test\.py::test_add --trace --tb=short exited/,
+      );
+      assert.match(failed, /SyntaxError/);
+      assert.match(await pdb({ command: 'n' }), /No pdb session is running/);
+    });
+
     it('interrupts a program that runs past the step deadline, and the session lives on', async () => {
       const { pdb, edit } = await episode({ step_timeout_s: 3 });
       await edit({ command: 'create', path: 'spin.py', file_text: 'n = 0\nwhile True:\n    n += 1\n' });

@@ -100,21 +100,22 @@ export class Pdb implements Tool {
     }
     const notes = this.pendingNotes.splice(0);
     if (this.staleBecause) {
-      const restarted = await this.restart(ctx);
-      if (!this.session.alive) return { observation: restarted };
-      notes.push(restarted);
+      notes.push(await this.restart(ctx));
+      if (!this.session?.alive) return { observation: notes.join('\n') };
     }
     const { run, dropped } = firstCommand(command);
     const word = commandWord(run);
     const refusal = REFUSED[word];
-    if (refusal) return { observation: `"${word}" is not available here: it ${refusal}.` };
+    if (refusal)
+      return { observation: [...notes, `"${word}" is not available here: it ${refusal}.`].join('\n') };
     if (BREAK_COMMANDS.has(word)) {
       const refused = await this.checkBreakLine(ctx, run);
       if (refused) return { observation: [...notes, refused].join('\n') };
     }
-    let reply = await this.session.send(run, ctx.remainingMs());
+    const session = this.session!;
+    let reply = await session.send(run, ctx.remainingMs());
     if (reply.end === 'confirm') {
-      const confirmed = await this.session.send('y', ctx.remainingMs());
+      const confirmed = await session.send('y', ctx.remainingMs());
       reply = { ...confirmed, output: `${reply.output} y\n${confirmed.output}`.trim() };
     }
     this.track(word, run, reply.output);
@@ -165,32 +166,38 @@ export class Pdb implements Tool {
         : file.includes('::')
           ? ['python3', '-m', 'pytest', '-sq', file, '--trace', '--tb=short']
           : ['python3', '-m', 'pdb', '-m', 'pytest', '-sq', file];
-    return this.launch(ctx, `pdb started with: ${this.argv.join(' ')}`);
+    return this.launch(ctx);
   }
 
   private async restart(ctx: ToolContext): Promise<string> {
-    const why = `${this.staleBecause} changed since pdb started, so the session was restarted from the beginning.`;
-    return this.launch(ctx, why);
+    return this.launch(
+      ctx,
+      `${this.staleBecause} changed since pdb started, so the session was restarted from the beginning.`,
+    );
   }
 
-  /** (Re)starts the session on `this.argv`, sets the kept breakpoints again, and says how it went. */
-  private async launch(ctx: ToolContext, headline: string): Promise<string> {
+  /**
+   * (Re)starts the session on `this.argv`, sets the kept breakpoints again, and says how it went;
+   * `restartReason` says why when this is a restart the agent did not ask for.
+   */
+  private async launch(ctx: ToolContext, restartReason?: string): Promise<string> {
     await this.close();
     this.staleBecause = undefined;
     this.frameFile = undefined;
-    this.session = await PdbSession.start(ctx.sandbox, ctx.setup, this.argv!, {
-      cwd: ctx.repoDir,
-      env: PDB_ENV,
-    });
+    const argv = this.argv!;
+    this.session = await PdbSession.start(ctx.sandbox, ctx.setup, argv, { cwd: ctx.repoDir, env: PDB_ENV });
     const reply = await this.session.read(ctx.remainingMs());
     if (reply.end !== 'prompt') {
       await this.close();
       const why =
         reply.end === 'timeout' ? 'did not reach the pdb prompt in time' : `exited (code ${reply.exitCode})`;
-      return `pdb could not start: ${this.argv!.join(' ')} ${why}.\n${reply.output}`.trimEnd();
+      return [restartReason, `pdb could not start: ${argv.join(' ')} ${why}.`, reply.output]
+        .filter((s) => s !== undefined && s !== '')
+        .join('\n');
     }
     this.frameFile = currentFrameFile(reply.output) ?? this.frameFile;
     const restored = await this.restoreBreakpoints(ctx);
+    const headline = restartReason ?? `pdb started with: ${argv.join(' ')}`;
     return [headline, reply.output, ...restored].filter((s) => s !== '').join('\n');
   }
 
