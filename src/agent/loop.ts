@@ -36,7 +36,7 @@ const NO_CALL_HINT =
  * infrastructure fault (sandbox died, LLM server down after retries) ends the episode as `error`.
  */
 export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
-  const now = o.now ?? Date.now;
+  const now = o.now ?? (() => performance.now());
   const start = now();
   const messages: ChatMessage[] = [
     { role: 'system', content: o.systemPrompt },
@@ -93,6 +93,7 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
       llmMs,
       envMs: 0,
       sandboxMs: 0,
+      totalMs: 0,
     };
     turns.push(turn);
 
@@ -107,6 +108,7 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
     }
     turn.envMs = now() - e0;
     turn.sandboxMs = (o.sandboxMs?.() ?? 0) - sandbox0;
+    turn.totalMs = now() - t0;
     if (done) return end('submitted');
   }
   return end('max_steps', `${o.budget.maxSteps} steps without a submit`);

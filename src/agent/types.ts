@@ -46,6 +46,8 @@ export interface TurnRecord {
   envMs: number;
   /** Time of those calls spent waiting on the sandbox. */
   sandboxMs: number;
+  /** The whole turn: sampling, tool calls and the loop's own work. */
+  totalMs: number;
 }
 
 export interface EpisodeBudget {

@@ -1,0 +1,13 @@
+/**
+ * Many episodes at once: the rollout engine (groups of rollout.n, concurrency limits, fork + warm pool,
+ * retries of infrastructure faults), the append-only trajectory store, and run summaries.
+ */
+export {
+  RolloutEngine,
+  type RolloutOptions,
+  type RolloutResult,
+  type RolloutStats,
+} from './rollout-engine.ts';
+export { Semaphore } from './semaphore.ts';
+export { formatSummary, type RunSummary, summarize } from './summarize.ts';
+export { TrajectoryStore, trajectoryKey } from './trajectory-store.ts';
