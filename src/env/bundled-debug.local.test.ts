@@ -26,8 +26,8 @@ describe('the bundled debugging tasks (local provider)', {
   timeout: 600_000,
 }, () => {
   let provider: SandboxProvider;
-  before(() => {
-    provider = local.provider();
+  before(async () => {
+    provider = await local.provider();
   });
   after(() => provider.close());
 

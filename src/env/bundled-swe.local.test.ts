@@ -25,7 +25,7 @@ describe('bundled SWE-bench tasks through SWEEnv (local provider)', {
   let provider: SandboxProvider;
   let hostDir: string;
   before(async () => {
-    provider = local.provider();
+    provider = await local.provider();
     hostDir = await mkdtemp(join(tmpdir(), 'sandgym-env-bundled-'));
   });
   after(async () => {

@@ -19,7 +19,7 @@ describe('prepareSandbox on the local provider', { skip: local.skip ?? false, ti
   };
 
   before(async () => {
-    provider = local.provider();
+    provider = await local.provider();
     calc = await buildCalcRepoImage(provider);
   });
   after(async () => {

@@ -61,7 +61,12 @@ export async function prepareSandbox(
   options: PrepareOptions = {},
 ): Promise<Sandbox> {
   const workdir = task.test.workdir;
-  const sandbox = await provider.create({ ...options.create, image: task.image, workdir });
+  const sandbox = await provider.create({
+    ...options.create,
+    ...signalOf(options),
+    image: task.image,
+    workdir,
+  });
   try {
     const run = commandRunner(sandbox, workdir, options);
     if (task.kind === 'debug') await writeDebugRepo(sandbox, task, run);

@@ -40,7 +40,7 @@ describe('SWEEnv tools on a SWE-bench task (local provider)', {
   }
 
   before(async () => {
-    provider = local.provider();
+    provider = await local.provider();
     calc = await buildCalcRepoImage(provider);
     task = sweTask({ image: calc.image, baseCommit: calc.baseCommit, testPatch: calc.testPatch });
   });
@@ -296,8 +296,8 @@ describe('SWEEnv on a debugging task (local provider)', {
   let provider: SandboxProvider;
   const open: { sandbox: Sandbox; env: SWEEnv }[] = [];
 
-  before(() => {
-    provider = local.provider();
+  before(async () => {
+    provider = await local.provider();
   });
   after(async () => {
     for (const { env, sandbox } of open) {

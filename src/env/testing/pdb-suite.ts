@@ -46,8 +46,8 @@ export function runPdbSuite(target: ProviderTestEnvironment): void {
       return { env, sandbox, pdb, edit };
     }
 
-    before(() => {
-      provider = target.provider();
+    before(async () => {
+      provider = await target.provider();
     });
     after(async () => {
       for (const { env, sandbox } of open) {

@@ -7,7 +7,8 @@ export interface ProviderTestEnvironment {
   name: string;
   /** Why the sandbox tests must skip, or undefined when the provider and the base image are there. */
   skip: string | undefined;
-  provider: () => SandboxProvider;
+  /** A new provider object, for one suite to use and close. */
+  provider: () => Promise<SandboxProvider>;
 }
 
 /** The real `local` provider for `*.local.test.ts` files, which skip (saying why) without it. */
@@ -17,26 +18,21 @@ export function localTestEnvironment(): Promise<ProviderTestEnvironment> {
 
 /** A real provider (`local`, `docker`) with the base image, or why the tests using it must skip. */
 export async function providerTestEnvironment(name: string): Promise<ProviderTestEnvironment> {
-  let provider: SandboxProvider | undefined;
-  const get = () => provider!;
+  const provider = () => createProvider(name);
+  let probe: SandboxProvider;
   try {
-    provider = await createProvider(name);
+    probe = await provider();
   } catch (e) {
-    return {
-      name,
-      skip: `the ${name} sandbox provider is not available here: ${errorMessage(e)}`,
-      provider: get,
-    };
+    return { name, skip: `the ${name} sandbox provider is not available here: ${errorMessage(e)}`, provider };
   }
-  if (!(await provider.hasImage(BASE_IMAGE))) {
-    await provider.close();
-    return {
-      name,
-      skip: `no ${BASE_IMAGE} image; run "node bin/sandgym.js images build base"`,
-      provider: get,
-    };
+  try {
+    if (!(await probe.hasImage(BASE_IMAGE))) {
+      return { name, skip: `no ${BASE_IMAGE} image; run "node bin/sandgym.js images build base"`, provider };
+    }
+  } finally {
+    await probe.close();
   }
-  return { name, skip: undefined, provider: get };
+  return { name, skip: undefined, provider };
 }
 
 /** Runs a shell script in a sandbox and fails the test with its output unless it exits 0. */
