@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { isSandboxError } from '../errors.ts';
 import type { Sandbox, SandboxProvider } from '../sandbox/index.ts';
 import type { SweTask } from '../tasks/index.ts';
 import { prepareSandbox } from './prepare.ts';
@@ -272,6 +273,26 @@ describe('SWEEnv tools on a SWE-bench task (local provider)', {
     await step('execute_bash', { cmd: 'rm -rf /usr/lib/python3/dist-packages/_pytest /usr/bin/git' });
     const graded = await env.grade(calc.goldPatch);
     assert.equal(graded.grade.status, 'resolved', graded.log);
+  });
+
+  it('keeps a grading error apart: a patch that does not apply has no reward, not a 0', async () => {
+    const { env } = await episode();
+    const broken =
+      '--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n-def nothing_like_this():\n+def x():\n     pass\n';
+    const graded = await env.grade(broken);
+    assert.deepEqual(
+      [graded.grade.status, graded.grade.error, graded.reward],
+      ['error', 'patch_apply_failed', null],
+    );
+  });
+
+  it('throws a SandboxError when the sandbox is gone: an infrastructure fault, not an observation', async () => {
+    const { env, sandbox } = await episode();
+    await sandbox.close();
+    await assert.rejects(
+      env.step({ name: 'file_editor', arguments: { command: 'view', path: 'calc.py' } }),
+      (e: unknown) => isSandboxError(e),
+    );
   });
 
   it('ends the episode on finish, or on submit as an alias', async () => {
