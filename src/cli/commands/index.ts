@@ -2,10 +2,12 @@ import type { Command } from 'commander';
 import { registerGcCommand } from './gc.ts';
 import { registerImagesCommand } from './images.ts';
 import { registerRunCommand } from './run.ts';
+import { registerValidateCommand } from './validate.ts';
 
 /** Each command lives in its own file and adds itself here. */
 export function registerCommands(program: Command): void {
   registerImagesCommand(program);
   registerGcCommand(program);
   registerRunCommand(program);
+  registerValidateCommand(program);
 }
