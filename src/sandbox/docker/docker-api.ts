@@ -3,9 +3,16 @@ import { SandboxError } from '../../errors.ts';
 
 /** Deadline of an ordinary API call (inspect, create, kill, …). The socket can hang; nothing waits forever. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/**
+ * Deadline of calls that create or delete a container's filesystem. On btrfs with quotas these queue
+ * behind each other in the engine: with a dozen concurrent users of this engine a create took 82 s and
+ * a remove 80 s (docker CLI, measured here), so an ordinary deadline would fail healthy work.
+ */
+export const STORAGE_CALL_TIMEOUT_MS = 5 * 60_000;
+const STORAGE_CALLS = new Set(['container create', 'container start', 'container remove', 'image remove']);
 
 export interface CallOptions {
-  /** Deadline of this call; default `DEFAULT_CALL_TIMEOUT_MS`. */
+  /** Deadline of this call; default `STORAGE_CALL_TIMEOUT_MS` for storage calls, else `DEFAULT_CALL_TIMEOUT_MS`. */
   timeoutMs?: number;
   /** The caller's cancellation; its reason is rethrown as is. */
   signal?: AbortSignal | undefined;
@@ -35,7 +42,8 @@ export class DockerApi {
     fn: (signal: AbortSignal) => Promise<T>,
     options: CallOptions = {},
   ): Promise<T> {
-    const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const timeoutMs =
+      options.timeoutMs ?? (STORAGE_CALLS.has(what) ? STORAGE_CALL_TIMEOUT_MS : DEFAULT_CALL_TIMEOUT_MS);
     options.signal?.throwIfAborted();
     const controller = new AbortController();
     let onAbort: (() => void) | undefined;

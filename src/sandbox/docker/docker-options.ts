@@ -32,7 +32,7 @@ const dockerOptionsSchema = z
       .int()
       .positive()
       .default(2 * 60_000),
-    /** Deadline of the first answer of the engine at start-up. Default 10 s. */
+    /** Deadline of the engine's first answer (a ping) at start-up. Default 10 s. */
     connectTimeoutMs: z.number().int().positive().default(10_000),
   })
   .strict();

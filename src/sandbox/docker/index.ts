@@ -24,9 +24,15 @@ export async function createDockerProvider(options: ProviderOptions = {}): Promi
     ...(settings.host && { host: settings.host, ...(settings.port && { port: settings.port }) }),
   });
   const api = new DockerApi(docker, describeEndpoint(docker));
-  const info = (await api.call('info', (abortSignal) => (docker as InfoWithSignal).info({ abortSignal }), {
+  // Ping answers at once even when the engine is busy; info can wait behind slow storage work.
+  await api.call('ping', (abortSignal) => (docker as WithSignal).ping({ abortSignal }), {
     timeoutMs: settings.connectTimeoutMs,
-  })) as { Driver?: string; DriverStatus?: [string, string][]; NCPU?: number };
+  });
+  const info = (await api.call('info', (abortSignal) => (docker as WithSignal).info({ abortSignal }))) as {
+    Driver?: string;
+    DriverStatus?: [string, string][];
+    NCPU?: number;
+  };
   return new DockerProvider({
     api,
     options: settings,
@@ -37,5 +43,8 @@ export async function createDockerProvider(options: ProviderOptions = {}): Promi
   });
 }
 
-/** dockerode's typings omit the options that `info` takes; it does pass their abortSignal on. */
-type InfoWithSignal = { info(options: { abortSignal: AbortSignal }): Promise<unknown> };
+/** dockerode's typings omit the options of `ping` and `info`; it does pass their abortSignal on. */
+type WithSignal = {
+  ping(options: { abortSignal: AbortSignal }): Promise<unknown>;
+  info(options: { abortSignal: AbortSignal }): Promise<unknown>;
+};
