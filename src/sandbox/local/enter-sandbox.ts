@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { SandboxError } from '../../errors.ts';
 import type { HostTools } from './host-tools.ts';
 import type { ExecGroup } from './limit-driver.ts';
 
 export interface EnterParams {
+  sandboxId: string;
   tools: HostTools;
   initPid: number;
   group: ExecGroup;
@@ -40,4 +42,12 @@ export function enterSandbox(p: EnterParams): ChildProcess {
   );
   if (child.pid !== undefined) p.group.attach(child.pid);
   return child;
+}
+
+/** The error for a command the host could not even start (out of processes or memory): retry later. */
+export function startFailure(sandboxId: string, e: Error): SandboxError {
+  return new SandboxError(sandboxId, `could not start a command: ${e.message}`, {
+    cause: e,
+    isRetryable: true,
+  });
 }

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { isConfigError, isSandboxError } from '../../errors.ts';
 import { createLocal } from './index.ts';
 import type { LocalProvider } from './local-provider.ts';
-import { readMeta } from './sandbox-meta.ts';
+import { readMeta, writeMeta } from './sandbox-meta.ts';
 import { localTestSkipReason } from './test-support.ts';
 
 const skip = await localTestSkipReason();
@@ -67,16 +67,38 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
     await s.close();
   });
 
+  it('a sandbox ends itself at its TTL', async () => {
+    const s = await provider.create({ image: 'sandgym/base', ttlMs: 50 });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(s.closed, true);
+    await s.close();
+    assert.equal(existsSync(s.dir), false);
+  });
+
   it('gc removes a sandbox past its TTL and keeps the live ones', async () => {
-    const short = await provider.create({ image: 'sandgym/base', ttlMs: 1 });
-    const long = await provider.create({ image: 'sandgym/base' });
-    await new Promise((r) => setTimeout(r, 5));
+    const stale = await provider.create({ image: 'sandgym/base', ttlMs: 60_000 });
+    const live = await provider.create({ image: 'sandgym/base' });
+    // As if its owner had stopped looking after it an hour ago.
+    const meta = (await readMeta(stale.dir))!;
+    await writeMeta(stale.dir, { ...meta, createdAtMs: meta.createdAtMs - 3_600_000 });
     const report = await provider.gc();
-    assert.ok(report.removed.includes(short.id));
-    assert.ok(!report.removed.includes(long.id));
-    assert.equal(short.closed, true);
-    assert.equal((await long.exec('echo alive')).stdout, 'alive\n');
-    await long.close();
+    assert.ok(report.removed.includes(stale.id));
+    assert.ok(!report.removed.includes(live.id));
+    assert.equal(stale.closed, true);
+    assert.equal((await live.exec('echo alive')).stdout, 'alive\n');
+    await live.close();
+  });
+
+  it('refuses new sandboxes once closed, and closes all it made', async () => {
+    const own = await createLocal();
+    const a = await own.create({ image: 'sandgym/base' });
+    const b = await own.create({ image: 'sandgym/base' });
+    await own.close();
+    assert.equal(a.closed && b.closed, true);
+    await assert.rejects(
+      own.create({ image: 'sandgym/base' }),
+      (e: unknown) => isSandboxError(e) && /closed/.test(e.message),
+    );
   });
 
   it('stacks snapshots of snapshots and forks of forks, deletions included', async () => {

@@ -63,6 +63,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
   readonly store: ImageStore;
   readonly sandboxesDir: string;
   private readonly open = new Set<LocalSandbox>();
+  private closed = false;
 
   constructor(readonly config: LocalProviderConfig) {
     this.store = new ImageStore(config.home);
@@ -80,6 +81,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
 
   async create(options: CreateSandboxOptions): Promise<LocalSandbox> {
     options.signal?.throwIfAborted();
+    this.assertOpen();
     const limits = resolveLimits(options.limits);
     const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
@@ -198,6 +200,11 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
         owner: this,
       });
       this.open.add(sandbox);
+      if (this.closed) {
+        // The provider was closed while this one started: it must not outlive close().
+        await sandbox.close();
+        this.assertOpen();
+      }
       return sandbox;
     } catch (e) {
       await limitsHandle.destroy().catch(() => {});
@@ -282,6 +289,11 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.open].map((s) => s.close()));
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SandboxError(undefined, 'the local provider is closed; create a new one');
   }
 }

@@ -9,7 +9,7 @@ import type {
   SandboxProcess,
   SpawnOptions,
 } from '../types.ts';
-import { enterSandbox } from './enter-sandbox.ts';
+import { enterSandbox, startFailure } from './enter-sandbox.ts';
 import {
   downloadDirectory,
   type FileOpsHost,
@@ -25,6 +25,8 @@ import { type RawCommandParams, type RawResult, runRawCommand } from './raw-comm
 import { exitCodeOf, runExec } from './run-exec.ts';
 
 const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
+/** Node's timers cannot wait longer (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a sandbox asks of the provider that made it. */
 export interface SandboxOwner {
@@ -50,6 +52,7 @@ export interface LocalSandboxInit {
   limitsHandle: SandboxLimitsHandle;
   launched: LaunchedInit;
   owner: SandboxOwner;
+  ttlMs: number;
 }
 
 /** A running local sandbox: catatonit as pid 1 in its own namespaces, over a private overlay. */
@@ -74,6 +77,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   private died = false;
   private closing: Promise<void> | undefined;
   private frozenDepth = 0;
+  private ttlTimer: NodeJS.Timeout | undefined;
 
   constructor(o: LocalSandboxInit) {
     this.id = o.id;
@@ -96,6 +100,8 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     }).then(() => {
       if (!this.closing) this.died = true;
     });
+    // The sandbox ends itself at its TTL (gc covers owners that die first); unref'd so it keeps no one alive.
+    if (o.ttlMs <= MAX_TIMER_MS) this.ttlTimer = setTimeout(() => void this.close(), o.ttlMs).unref();
   }
 
   get closed(): boolean {
@@ -136,6 +142,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     this.assertUsable();
     checkEnv(this.id, env);
     return {
+      sandboxId: this.id,
       tools: this.tools,
       initPid: this.init.pid,
       group: this.limitsHandle.execGroup(`x${++this.execCount}`),
@@ -162,8 +169,8 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   async spawn(command: string | readonly string[], options: SpawnOptions = {}): Promise<SandboxProcess> {
     const params = this.enterParams(toArgv(this.id, command), options.cwd, options.env);
     const child = enterSandbox({ ...params, stdin: 'pipe' });
-    const exited = new Promise<{ exitCode: number; signal: NodeJS.Signals | null }>((resolve) => {
-      child.once('error', () => resolve({ exitCode: 127, signal: null }));
+    const exited = new Promise<{ exitCode: number; signal: NodeJS.Signals | null }>((resolve, reject) => {
+      child.once('error', (e) => reject(startFailure(this.id, e)));
       child.once('exit', (code, signal) => {
         params.group.release();
         resolve({ exitCode: exitCodeOf(code, signal), signal });
@@ -238,6 +245,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   }
 
   private async shutdown(): Promise<void> {
+    clearTimeout(this.ttlTimer);
     // Killing pid 1 ends its pid namespace (the kernel kills the rest); bwrap's monitor then exits and
     // with it the mount namespace holding the overlay and the tmpfs.
     if (this.initAlive()) process.kill(this.init.pid, 'SIGKILL');

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type EnterParams, enterSandbox } from './enter-sandbox.ts';
+import { type EnterParams, enterSandbox, startFailure } from './enter-sandbox.ts';
 import { exitCodeOf } from './run-exec.ts';
 
 export interface RawResult {
@@ -40,7 +40,7 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
   }, p.timeoutMs);
   try {
     const exitCode = await new Promise<number>((resolve, reject) => {
-      child.once('error', reject);
+      child.once('error', (e) => reject(startFailure(p.sandboxId, e)));
       child.once('close', (code, signal) => resolve(exitCodeOf(code, signal)));
     });
     return { exitCode: timedOut ? 124 : exitCode, stdout: Buffer.concat(chunks), stderr };

@@ -2,7 +2,7 @@ import { constants } from 'node:os';
 import { Readable } from 'node:stream';
 import { floodNotice, OutputCapture } from '../output-capture.ts';
 import type { ExecResult } from '../types.ts';
-import { type EnterParams, enterSandbox } from './enter-sandbox.ts';
+import { type EnterParams, enterSandbox, startFailure } from './enter-sandbox.ts';
 
 export interface RunExecParams extends Omit<EnterParams, 'stdin'> {
   stdin: string | Uint8Array | Readable | undefined;
@@ -52,7 +52,7 @@ export async function runExec(p: RunExecParams): Promise<ExecResult> {
   try {
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
       (resolve, reject) => {
-        child.once('error', reject);
+        child.once('error', (e) => reject(startFailure(p.sandboxId, e)));
         child.once('exit', (code, signal) => resolve({ code, signal }));
       },
     );
