@@ -120,15 +120,96 @@ async function benchLocal(): Promise<LocalBench> {
   }
 }
 
+// ── docker part: owned by the docker provider ──
+
+const DOCKER_LIFECYCLE_RUNS = 20;
+const DOCKER_WARMUP_RUNS = 2;
+
 interface DockerBench {
   docker_lifecycle_p50_ms: number | null;
+  docker_create_p50_ms: number | null;
+  docker_exec_p50_ms: number | null;
+  docker_close_p50_ms: number | null;
+  /** After the loop: how long provider.close() took to finish the removals close() left in the background. */
+  docker_removal_drain_ms: number | null;
   docker_cli_lifecycle_p50_ms: number | null;
+  docker_storage_driver: string | null;
 }
 
-// ── docker part: owned by the docker provider; fills both medians (null until it does) ──
+/**
+ * The docker provider's lifecycle (create + exec `python3 -c 'print(1)'` + close, where close returns
+ * after the kill and the removal runs in the background) against the plain CLI baseline,
+ * `docker run --rm` of the same command (which waits for the removal). Nulls when no engine answers.
+ */
 async function benchDocker(): Promise<DockerBench> {
-  return { docker_lifecycle_p50_ms: null, docker_cli_lifecycle_p50_ms: null };
+  const { createDockerProvider } = await import('../src/sandbox/docker/index.ts');
+  let provider: Awaited<ReturnType<typeof createDockerProvider>>;
+  try {
+    provider = await createDockerProvider();
+  } catch (e) {
+    console.log(`docker: skipped (${(e as Error).message})`);
+    return {
+      docker_lifecycle_p50_ms: null,
+      docker_create_p50_ms: null,
+      docker_exec_p50_ms: null,
+      docker_close_p50_ms: null,
+      docker_removal_drain_ms: null,
+      docker_cli_lifecycle_p50_ms: null,
+      docker_storage_driver: null,
+    };
+  }
+  const phases: number[][] = [];
+  let drainMs: number;
+  try {
+    for (let i = 0; i < DOCKER_LIFECYCLE_RUNS + DOCKER_WARMUP_RUNS; i++) {
+      const t0 = performance.now();
+      const s = await provider.create({ image: IMAGE });
+      const t1 = performance.now();
+      const r = await s.exec(['python3', '-c', 'print(1)']);
+      const t2 = performance.now();
+      await s.close();
+      const t3 = performance.now();
+      if (r.stdout !== '1\n') throw new Error(`docker lifecycle exec printed ${JSON.stringify(r)}`);
+      if (i >= DOCKER_WARMUP_RUNS) phases.push([t3 - t0, t1 - t0, t2 - t1, t3 - t2]);
+    }
+  } finally {
+    const t = performance.now();
+    await provider.close();
+    drainMs = performance.now() - t;
+  }
+  const col = (c: number) => round(median(phases.map((p) => p[c]!)));
+  console.log(
+    `docker lifecycle: p50 ${col(0)} ms (create ${col(1)}, exec ${col(2)}, close ${col(3)}); ` +
+      `removals drained in ${round(drainMs)} ms; storage driver ${provider.storageDriver}`,
+  );
+
+  const cliMs: number[] = [];
+  for (let i = 0; i < DOCKER_LIFECYCLE_RUNS + DOCKER_WARMUP_RUNS; i++) {
+    const t0 = performance.now();
+    const out = await dockerCli(['run', '--rm', '--network', 'none', IMAGE, 'python3', '-c', 'print(1)']);
+    if (out !== '1\n') throw new Error(`docker run printed ${JSON.stringify(out)}`);
+    if (i >= DOCKER_WARMUP_RUNS) cliMs.push(performance.now() - t0);
+  }
+  console.log(`docker run --rm (CLI baseline): p50 ${round(median(cliMs))} ms`);
+  return {
+    docker_lifecycle_p50_ms: col(0),
+    docker_create_p50_ms: col(1),
+    docker_exec_p50_ms: col(2),
+    docker_close_p50_ms: col(3),
+    docker_removal_drain_ms: round(drainMs),
+    docker_cli_lifecycle_p50_ms: round(median(cliMs)),
+    docker_storage_driver: provider.storageDriver,
+  };
 }
+
+async function dockerCli(args: string[]): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolve, reject) =>
+    execFile('docker', args, { timeout: 600_000 }, (e, stdout) => (e ? reject(e) : resolve(stdout))),
+  );
+}
+
+// ── end of the docker part ──
 
 const local = await benchLocal();
 const docker = await benchDocker();
