@@ -30,7 +30,7 @@ const CONFIG: EnvConfig = {
 export function runPdbSuite(target: ProviderTestEnvironment): void {
   describe(`the pdb tool on a debugging task (${target.name} provider)`, {
     skip: target.skip ?? false,
-    timeout: 300_000,
+    timeout: 600_000,
   }, () => {
     let provider: SandboxProvider;
     const open: { sandbox: Sandbox; env: SWEEnv }[] = [];
