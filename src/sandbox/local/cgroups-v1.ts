@@ -14,6 +14,7 @@ import {
   writeIfPresent,
 } from './cgroup-fs.ts';
 import type { ExecGroup, LimitDriver, SandboxLimitsHandle } from './limit-driver.ts';
+import type { LimitEntry } from './limit-entry.ts';
 
 const CONTROLLERS = ['memory', 'pids', 'cpu', 'freezer'] as const;
 type Controller = (typeof CONTROLLERS)[number];
@@ -109,12 +110,12 @@ class V1Sandbox implements SandboxLimitsHandle {
     return ['memory', 'pids', 'cpu', 'freezer'];
   }
 
-  enterScript(freezerDir = this.driver.dir('freezer', this.id)): string {
+  entry(freezerDir = this.driver.dir('freezer', this.id)): LimitEntry {
     const dirs = [
       ...CONTROLLERS.filter((c) => c !== 'freezer').map((c) => this.driver.dir(c, this.id)),
       freezerDir,
     ];
-    return dirs.map((d) => `echo $$ > '${d}/cgroup.procs'`).join(' && ');
+    return { procsFiles: dirs.map((d) => `${d}/cgroup.procs`) };
   }
 
   execGroup(execId: string): ExecGroup {
@@ -122,7 +123,7 @@ class V1Sandbox implements SandboxLimitsHandle {
     mkdirSync(dir);
     const freezer = new V1Freezer(dir);
     return {
-      enterScript: () => this.enterScript(dir),
+      entry: () => this.entry(dir),
       attach: () => {},
       kill: async () => {
         await killCgroupTree(dir, freezer);

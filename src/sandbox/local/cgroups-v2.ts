@@ -14,6 +14,7 @@ import {
   writeIfPresent,
 } from './cgroup-fs.ts';
 import type { ExecGroup, LimitDriver, SandboxLimitsHandle } from './limit-driver.ts';
+import type { LimitEntry } from './limit-entry.ts';
 
 const WANTED = ['memory', 'pids', 'cpu'] as const;
 const CPU_PERIOD_US = 100_000;
@@ -125,15 +126,15 @@ class V2Sandbox implements SandboxLimitsHandle {
     return enforced;
   }
 
-  enterScript(dir = this.dir): string {
-    return `echo $$ > '${dir}/cgroup.procs'`;
+  entry(dir = this.dir): LimitEntry {
+    return { procsFiles: [`${dir}/cgroup.procs`] };
   }
 
   execGroup(execId: string): ExecGroup {
     const dir = join(this.dir, execId);
     mkdirSync(dir);
     return {
-      enterScript: () => this.enterScript(dir),
+      entry: () => this.entry(dir),
       attach: () => {},
       kill: () => killV2(dir),
       signal: (signal) => killPids(cgroupPids(dir), signal),

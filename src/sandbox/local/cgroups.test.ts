@@ -9,6 +9,7 @@ import { cgroupPids } from './cgroup-fs.ts';
 import { CgroupV1Driver } from './cgroups-v1.ts';
 import { CgroupV2Driver } from './cgroups-v2.ts';
 import type { LimitDriver } from './limit-driver.ts';
+import { entryScript } from './limit-entry.ts';
 import { RlimitDriver } from './rlimits.ts';
 
 const isRoot = process.getuid?.() === 0;
@@ -27,7 +28,7 @@ async function startTree(driver: LimitDriver, id: string): Promise<{ done: Promi
     '/bin/sh',
     [
       '-c',
-      `${group.enterScript()} || exit 1; sleep 1000 & setsid sleep 1001 & (sleep 1002 &); echo ready; wait`,
+      `${entryScript(group.entry())} || exit 1; sleep 1000 & setsid sleep 1001 & (sleep 1002 &); echo ready; wait`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
   );
@@ -100,11 +101,11 @@ describe('rlimits', () => {
     const d = new RlimitDriver();
     const handle = d.sandbox();
     handle.apply(DEFAULT_LIMITS);
-    assert.match(handle.enterScript(), /ulimit -v \d+ && ulimit -f \d+/);
+    assert.match(entryScript(handle.entry()), /^ulimit -v \d+ && ulimit -f \d+$/);
     const group = handle.execGroup('x1');
     const child = spawn(
       '/bin/sh',
-      ['-c', `${group.enterScript()} || exit 1; sleep 1000 & echo ready; wait`],
+      ['-c', `${entryScript(group.entry())} || exit 1; sleep 1000 & echo ready; wait`],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
         detached: true,

@@ -9,11 +9,15 @@ export interface HostTools {
   unshare: string;
   /** The pid-1 of every sandbox: reaps orphans and survives `kill -9 -1` from inside. */
   catatonit: string;
+  /** sandgym-helper when it could be compiled here; without it a shell does the same steps. */
+  helper?: string | undefined;
 }
 
 const SEARCH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
-const EXTRA: Partial<Record<keyof HostTools, string[]>> = { catatonit: ['/usr/libexec/podman'] };
-const PACKAGES: Record<keyof HostTools, string> = {
+type RequiredTool = Exclude<keyof HostTools, 'helper'>;
+
+const EXTRA: Partial<Record<RequiredTool, string[]>> = { catatonit: ['/usr/libexec/podman'] };
+const PACKAGES: Record<RequiredTool, string> = {
   bwrap: 'bubblewrap',
   nsenter: 'util-linux',
   unshare: 'util-linux',
@@ -52,13 +56,13 @@ export function findHostTools(pathEnv: string | undefined): HostTools {
   const dirs = [...(pathEnv ?? '').split(':').filter((d) => d.startsWith('/')), ...SEARCH];
   const tools: Partial<HostTools> = {};
   const missing: string[] = [];
-  for (const name of Object.keys(PACKAGES) as (keyof HostTools)[]) {
+  for (const name of Object.keys(PACKAGES) as RequiredTool[]) {
     const path = find(name, [...dirs, ...(EXTRA[name] ?? [])]);
     if (path) tools[name] = path;
     else missing.push(name);
   }
   if (missing.length > 0) {
-    const packages = [...new Set(missing.map((m) => PACKAGES[m as keyof HostTools]))].join(' ');
+    const packages = [...new Set(missing.map((m) => PACKAGES[m as RequiredTool]))].join(' ');
     throw new SandboxError(
       undefined,
       `the local provider needs ${missing.join(', ')}; install them (apt-get install ${packages}) ` +

@@ -3,6 +3,7 @@ import { resolveHome } from '../images/home.ts';
 import type { ProviderOptions } from '../index.ts';
 import { currentRunId } from '../owner.ts';
 import type { SandboxProvider } from '../types.ts';
+import { prepareHelper } from './helper-binary.ts';
 import { findHostTools } from './host-tools.ts';
 import { chooseLimitDriver, type LimitChoice } from './limit-drivers.ts';
 import { LocalProvider } from './local-provider.ts';
@@ -14,10 +15,13 @@ export { LocalSandbox } from './local-sandbox.ts';
  * Options of the local provider, under `ProviderOptions.options`:
  * - `limits`: `auto` (default: cgroup v2, else v1, else rlimits), or force `cgroup-v1`, `cgroup-v2`, `rlimit`.
  * - `importFromDocker`: copy images missing locally from a Docker engine when one answers (default true).
+ * - `helper`: `auto` (default) compiles sandgym-helper with the host's C compiler for faster starts and
+ *   execs; `never` uses the shell path.
  */
 export interface LocalOptions {
   limits?: LimitChoice;
   importFromDocker?: boolean;
+  helper?: 'auto' | 'never';
 }
 
 /** The local provider, after checking that this host can run it (root, bwrap, nsenter, catatonit). */
@@ -28,10 +32,13 @@ export async function createLocalProvider(options: ProviderOptions = {}): Promis
 /** Same as `createLocalProvider`, typed as the concrete provider (for tests, benchmarks and gc). */
 export async function createLocal(options: ProviderOptions = {}): Promise<LocalProvider> {
   const local = parseLocalOptions(options.options ?? {});
+  const home = resolveHome(options.home);
+  const tools = findHostTools(process.env.PATH);
+  if (local.helper !== 'never') tools.helper = await prepareHelper(home);
   return new LocalProvider({
-    home: resolveHome(options.home),
+    home,
     runId: options.runId ?? currentRunId(),
-    tools: findHostTools(process.env.PATH),
+    tools,
     limitDriver: chooseLimitDriver(local.limits ?? 'auto'),
     importFromDocker: local.importFromDocker ?? true,
   });
@@ -40,11 +47,10 @@ export async function createLocal(options: ProviderOptions = {}): Promise<LocalP
 const LIMIT_CHOICES: readonly LimitChoice[] = ['auto', 'cgroup-v1', 'cgroup-v2', 'rlimit'];
 
 function parseLocalOptions(raw: Record<string, unknown>): LocalOptions {
+  const valid = ['limits', 'importFromDocker', 'helper'];
   for (const key of Object.keys(raw)) {
-    if (key !== 'limits' && key !== 'importFromDocker') {
-      throw new ConfigError(
-        `unknown local provider option "${key}"; valid options: limits, importFromDocker`,
-      );
+    if (!valid.includes(key)) {
+      throw new ConfigError(`unknown local provider option "${key}"; valid options: ${valid.join(', ')}`);
     }
   }
   if (raw.limits !== undefined && !LIMIT_CHOICES.includes(raw.limits as LimitChoice)) {
@@ -52,6 +58,9 @@ function parseLocalOptions(raw: Record<string, unknown>): LocalOptions {
   }
   if (raw.importFromDocker !== undefined && typeof raw.importFromDocker !== 'boolean') {
     throw new ConfigError('local provider option importFromDocker must be true or false');
+  }
+  if (raw.helper !== undefined && raw.helper !== 'auto' && raw.helper !== 'never') {
+    throw new ConfigError('local provider option helper must be auto or never');
   }
   return raw as LocalOptions;
 }

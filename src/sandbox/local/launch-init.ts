@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { SandboxError } from '../../errors.ts';
 import { processStartTicks } from '../owner.ts';
 import type { HostTools } from './host-tools.ts';
+import { entryArgs, entryScript, type LimitEntry } from './limit-entry.ts';
 
 export interface LaunchParams {
   id: string;
@@ -14,8 +15,8 @@ export interface LaunchParams {
   layersDir: string;
   layers: readonly string[];
   diskBytes: number;
-  /** Shell lines that put the shell under the sandbox's limits (see LimitDriver). */
-  enterScript: string;
+  /** How the starting process puts itself under the sandbox's limits. */
+  limits: LimitEntry;
   network: boolean;
   /** Created when missing, as Docker does for a container's working directory. */
   workdir: string;
@@ -33,7 +34,8 @@ export interface LaunchedInit {
 }
 
 /**
- * One process does the whole start: join the limits, enter a private mount namespace, mount a tmpfs of
+ * One process does the whole start (sandgym-helper, or this script where it could not be compiled):
+ * join the limits, enter a private mount namespace, mount a tmpfs of
  * `diskBytes` (the sandbox's writable disk: full means ENOSPC) holding the overlay's upper and work
  * dirs, mount the overlay over the image's layers, and exec bwrap with catatonit as pid 1. The mounts
  * exist only in that namespace, so they vanish with the sandbox, even when sandgym is killed.
@@ -83,10 +85,34 @@ function bwrapArgs(p: LaunchParams): string[] {
 export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
   // Relative lowerdirs keep the mount options short: the kernel caps them at one page.
   const lowerdir = p.layers.map((k) => `${k}/rootfs`).join(':');
-  const script = startScript(p.enterScript);
-  const args = ['--mount', '--propagation', 'private', '/bin/sh', '-c', script, 'sandgym-start'];
-  args.push(p.dir, String(p.diskBytes), p.layersDir, p.copyUpperFrom ?? '', lowerdir, ...bwrapArgs(p));
-  const holder = spawn(p.tools.unshare, args, {
+  const [file, args] = p.tools.helper
+    ? [
+        p.tools.helper,
+        [
+          'start',
+          ...entryArgs(p.limits),
+          p.dir,
+          String(p.diskBytes),
+          p.layersDir,
+          lowerdir,
+          p.copyUpperFrom ?? '-',
+        ],
+      ]
+    : [
+        p.tools.unshare,
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          '/bin/sh',
+          '-c',
+          startScript(entryScript(p.limits)),
+          'sandgym-start',
+        ],
+      ];
+  if (p.tools.helper) args.push('/bin/cp', '--', ...bwrapArgs(p));
+  else args.push(p.dir, String(p.diskBytes), p.layersDir, p.copyUpperFrom ?? '', lowerdir, ...bwrapArgs(p));
+  const holder = spawn(file, args, {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
   });

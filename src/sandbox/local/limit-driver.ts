@@ -1,4 +1,5 @@
 import type { SandboxLimits } from '../types.ts';
+import type { LimitEntry } from './limit-entry.ts';
 
 /** How a sandbox's limits are enforced; recorded in its meta.json. */
 export type LimitMechanism = 'cgroup-v1' | 'cgroup-v2' | 'rlimit';
@@ -19,9 +20,9 @@ export interface LimitDriver {
 export interface SandboxLimitsHandle {
   /** Creates the sandbox's cgroups and writes `limits`; returns the limits actually in force. */
   apply(limits: SandboxLimits): string[];
-  /** Shell lines that put the running shell (`$$`) under the sandbox's limits before it execs. */
-  enterScript(): string;
-  /** A group for one exec: joins by `enterScript`, killed as a whole even after setsid. */
+  /** How a process puts itself under the sandbox's limits before it execs. */
+  entry(): LimitEntry;
+  /** A group for one exec: joined through its `entry`, killed as a whole even after setsid. */
   execGroup(execId: string): ExecGroup;
   /** Stops every process of the sandbox (fork and snapshot copy a still filesystem). */
   freeze(): Promise<void>;
@@ -31,9 +32,9 @@ export interface SandboxLimitsHandle {
 }
 
 export interface ExecGroup {
-  /** Shell lines that move `$$` into this group (and the sandbox's limits). */
-  enterScript(): string;
-  /** The host process that ran `enterScript`, for drivers that track by process group. */
+  /** How a process joins this group (and the sandbox's limits). */
+  entry(): LimitEntry;
+  /** The host process that applied `entry`, for drivers that track by process group. */
   attach(pid: number): void;
   /** Kills the whole tree, orphans and setsid children included, and waits until it is gone. */
   kill(): Promise<void>;

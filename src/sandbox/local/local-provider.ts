@@ -180,7 +180,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
         layersDir: this.store.layersDir,
         layers: spec.layers,
         diskBytes: spec.limits.diskBytes,
-        enterScript: limitsHandle.enterScript(),
+        limits: limitsHandle.entry(),
         network: spec.network,
         workdir: spec.workdir,
         ...(copyUpperFrom !== undefined && { copyUpperFrom }),

@@ -9,7 +9,7 @@ import { localTestSkipReason } from './test-support.ts';
 const docker = await connectDocker();
 const skip = (await localTestSkipReason()) ?? (docker ? undefined : 'no Docker engine answered');
 
-describe('local provider: images from Docker', { skip: skip ?? false, timeout: 180_000 }, () => {
+describe('local provider: images from Docker', { skip: skip ?? false, timeout: 900_000 }, () => {
   let provider: LocalProvider;
   const name = `sandgym-test/from-docker:${process.pid}`;
   before(async () => {

@@ -1,8 +1,9 @@
 import type { SandboxLimits } from '../types.ts';
 import type { ExecGroup, LimitDriver, SandboxLimitsHandle } from './limit-driver.ts';
+import type { LimitEntry } from './limit-entry.ts';
 
 /**
- * The fallback where no cgroup hierarchy is writable: per-process rlimits set by the shell that execs
+ * The fallback where no cgroup hierarchy is writable: per-process rlimits set by the process that execs
  * bwrap (and each exec). Weaker, and the sandbox's meta says so: memory is capped per process (address
  * space), one file's size by the disk limit, and nothing caps process count (uid 0 is exempt from
  * RLIMIT_NPROC) or CPU. Exec trees are killed by process group, which a setsid child escapes; the
@@ -36,12 +37,13 @@ class RlimitSandbox implements SandboxLimitsHandle {
     return ['memory-per-process', 'file-size'];
   }
 
-  enterScript(): string {
-    if (!this.limits) return 'true';
-    // dash's ulimit takes KiB for -v and 512-byte blocks for -f.
-    const kib = Math.floor(this.limits.memoryBytes / 1024);
-    const blocks = Math.floor(this.limits.diskBytes / 512);
-    return `ulimit -v ${kib} && ulimit -f ${blocks}`;
+  entry(): LimitEntry {
+    if (!this.limits) return { procsFiles: [] };
+    return {
+      procsFiles: [],
+      addressSpaceBytes: this.limits.memoryBytes,
+      fileSizeBytes: this.limits.diskBytes,
+    };
   }
 
   execGroup(): ExecGroup {
@@ -53,7 +55,7 @@ class RlimitSandbox implements SandboxLimitsHandle {
       } catch {}
     };
     return {
-      enterScript: () => this.enterScript(),
+      entry: () => this.entry(),
       attach: (pid) => {
         leader = pid;
       },
