@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerEngineCommand } from './engine.ts';
 import { registerGcCommand } from './gc.ts';
 import { registerImagesCommand } from './images.ts';
 import { registerRunCommand } from './run.ts';
@@ -10,4 +11,5 @@ export function registerCommands(program: Command): void {
   registerGcCommand(program);
   registerRunCommand(program);
   registerValidateCommand(program);
+  registerEngineCommand(program);
 }

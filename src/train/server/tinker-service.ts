@@ -1,0 +1,377 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Datum, LossFnType } from '../engine.ts';
+import { MODEL_PRESETS, type ModelPreset, ReferenceEngine } from '../reference/index.ts';
+import type { FutureResponse, GetInfoResponse } from '../tinker/index.ts';
+import { checkPassData } from './check-pass-data.ts';
+import { checkpointDir, formatTinkerPath, parseTinkerPath } from './checkpoint-paths.ts';
+import { referenceCapabilities, referenceModelInfo } from './describe-reference-model.ts';
+import { FuturesTable } from './futures-table.ts';
+import { HttpError } from './http-error.ts';
+import * as schema from './request-schemas.ts';
+import { ServedModel } from './served-model.ts';
+import { SessionRegistry } from './session-registry.ts';
+
+export interface TinkerServiceOptions {
+  /** The reference model served. Default "tiny". */
+  model?: ModelPreset;
+  /** Seeds the initial weights of every model (unless create_model's lora_config.seed says otherwise). */
+  seed?: number;
+  /** Where checkpoints live: `<weightsDir>/<model_id>/{weights,sampler_weights}/<name>`. */
+  weightsDir: string;
+  /** Worker threads per engine (see ReferenceEngineOptions.threads). */
+  threads?: number;
+  /** How long retrieve_future waits for a result before answering 408. Default 30 s. */
+  longPollMs?: number;
+  /** How long a model's queue waits for a missing seq_id. Default 30 s. */
+  seqGapTimeoutMs?: number;
+  /** How long a finished request's result stays retrievable. Default 10 min. */
+  resultTtlMs?: number;
+  /** A session without heartbeats for this long expires and its models are unloaded. Default 5 min. */
+  sessionTimeoutMs?: number;
+}
+
+type Handler = (body: unknown, raw: string, signal: AbortSignal) => Promise<unknown> | unknown;
+
+/**
+ * The Tinker API over the reference engine: sessions, models (one engine each), futures, sampling
+ * sessions, checkpoints under the weights dir. LoRA ranks are accepted and recorded, but the reference
+ * engine trains all weights (full fine-tuning); get_info and the capabilities say so.
+ */
+export class TinkerService {
+  readonly modelName: string;
+  private readonly preset: ModelPreset;
+  private readonly options: TinkerServiceOptions;
+  private readonly futures: FuturesTable;
+  private readonly sessions: SessionRegistry;
+  private readonly models = new Map<string, ServedModel>();
+  private readonly samplingSessions = new Map<string, { modelId: string; key: string }>();
+  readonly post: Record<string, Handler>;
+  readonly get: Record<string, Handler>;
+
+  constructor(options: TinkerServiceOptions) {
+    this.options = options;
+    this.preset = options.model ?? 'tiny';
+    if (!MODEL_PRESETS[this.preset]) {
+      throw new HttpError(
+        500,
+        `unknown reference model "${this.preset}"; use ${Object.keys(MODEL_PRESETS).join(' or ')}`,
+      );
+    }
+    this.modelName = `reference-${this.preset}`;
+    this.futures = new FuturesTable(options.resultTtlMs ?? 600_000);
+    this.sessions = new SessionRegistry(options.sessionTimeoutMs ?? 300_000, (ids) => {
+      for (const id of ids) this.unload(id);
+    });
+    this.get = {
+      healthz: () => ({ status: 'ok' }),
+      get_server_capabilities: () => referenceCapabilities(this.preset),
+    };
+    this.post = {
+      create_session: (b) => this.createSession(b),
+      session_heartbeat: (b) => this.heartbeat(b),
+      create_model: (b) => this.createModel(b),
+      get_info: (b) => this.info(b),
+      unload_model: (b) => this.unloadModel(b),
+      forward: (b, raw) => this.pass('forward', b, raw),
+      forward_backward: (b, raw) => this.pass('forward_backward', b, raw),
+      optim_step: (b, raw) => this.optimStep(b, raw),
+      save_weights: (b, raw) => this.saveWeights(b, raw),
+      save_weights_for_sampler: (b, raw) => this.saveWeightsForSampler(b, raw),
+      load_weights: (b, raw) => this.loadWeights(b, raw),
+      create_sampling_session: (b) => this.createSamplingSession(b),
+      asample: (b) => this.sample(b),
+      retrieve_future: (b, _raw, signal) => this.retrieveFuture(b, signal),
+      // The Python SDK's start-up handshake and telemetry, answered as SkyRL tx does.
+      'client/config': () => ({ pjwt_auth_enabled: false }),
+      telemetry: () => ({ status: 'accepted' }),
+    };
+  }
+
+  private createSession(body: unknown) {
+    schema.parseRequest(schema.createSessionRequest, body, 'create_session');
+    return { type: 'create_session', session_id: this.sessions.create() };
+  }
+
+  private heartbeat(body: unknown) {
+    this.sessions.touch(schema.parseRequest(schema.sessionRequest, body, 'session_heartbeat').session_id);
+    return { type: 'session_heartbeat' };
+  }
+
+  private createModel(body: unknown) {
+    const req = schema.parseRequest(schema.createModelRequest, body, 'create_model');
+    if (req.base_model !== this.modelName) {
+      throw new HttpError(
+        400,
+        `create_model: base model "${req.base_model}" is not served here; this server serves "${this.modelName}"`,
+      );
+    }
+    this.sessions.touch(req.session_id);
+    const modelId = `model_${randomUUID().slice(0, 8)}`;
+    const loraConfig = req.lora_config
+      ? {
+          rank: req.lora_config.rank,
+          ...(req.lora_config.seed != null ? { seed: req.lora_config.seed } : {}),
+        }
+      : null;
+    const dir = join(this.options.weightsDir, modelId);
+    const engine = this.newEngine(loraConfig?.seed ?? this.options.seed ?? 0, join(dir, 'sampler_weights'));
+    const model = new ServedModel({
+      modelId,
+      sessionId: req.session_id,
+      baseModel: this.modelName,
+      loraConfig,
+      dir,
+      engine,
+      createSamplerEngine: () => this.newEngine(0, undefined),
+      gapTimeoutMs: this.options.seqGapTimeoutMs ?? 30_000,
+    });
+    this.models.set(modelId, model);
+    this.sessions.addModel(req.session_id, modelId);
+    const result = { model_id: modelId, base_model: this.modelName, lora_config: loraConfig };
+    const requestId = this.futures.add(
+      `create_model ${modelId}`,
+      engine.then(() => ({ type: 'create_model', ...result })),
+    );
+    engine.catch(() => this.unload(modelId));
+    return { ...result, status: 'created', request_id: requestId };
+  }
+
+  private newEngine(seed: number, weightsDir: string | undefined): Promise<ReferenceEngine> {
+    return ReferenceEngine.create({ model: this.preset, seed, weightsDir, threads: this.options.threads });
+  }
+
+  private info(body: unknown): GetInfoResponse {
+    const model = this.model(schema.parseRequest(schema.modelRequest, body, 'get_info').model_id);
+    return referenceModelInfo(this.preset, model.modelId, model.loraConfig);
+  }
+
+  private unloadModel(body: unknown) {
+    const model = this.model(schema.parseRequest(schema.modelRequest, body, 'unload_model').model_id);
+    const done = this.unload(model.modelId);
+    const requestId = this.futures.add(
+      `unload_model ${model.modelId}`,
+      done.then(() => ({ type: 'unload_model', model_id: model.modelId })),
+    );
+    return { request_id: requestId, model_id: model.modelId };
+  }
+
+  /** Refuses new requests for the model at once, frees its engines once its queue has drained. */
+  private unload(modelId: string): Promise<void> {
+    const model = this.models.get(modelId);
+    if (!model || model.unloading) return Promise.resolve();
+    model.unloading = true;
+    this.sessions.removeModel(model.sessionId, modelId);
+    return model.close().finally(() => this.models.delete(modelId));
+  }
+
+  private pass(endpoint: 'forward' | 'forward_backward', body: unknown, raw: string): FutureResponse {
+    return this.sequenced(endpoint, body, raw, (model) => {
+      const req =
+        endpoint === 'forward'
+          ? schema.parseRequest(schema.forwardRequest, body, endpoint)
+          : schema.parseRequest(schema.forwardBackwardRequest, body, endpoint);
+      const input = 'forward_input' in req ? req.forward_input : req.forward_backward_input;
+      const data = input.data as Datum[];
+      const lossFn = input.loss_fn as LossFnType;
+      checkPassData(endpoint, data, lossFn, MODEL_PRESETS[this.preset]);
+      const config = input.loss_fn_config ?? undefined;
+      return {
+        seqId: req.seq_id,
+        job: () =>
+          endpoint === 'forward'
+            ? model.forward(data, lossFn, config)
+            : model.forwardBackward(data, lossFn, config),
+      };
+    });
+  }
+
+  private optimStep(body: unknown, raw: string): FutureResponse {
+    return this.sequenced('optim_step', body, raw, (model) => {
+      const req = schema.parseRequest(schema.optimStepRequest, body, 'optim_step');
+      return { seqId: req.seq_id, job: () => model.optimStep(req.adam_params) };
+    });
+  }
+
+  private saveWeights(body: unknown, raw: string): FutureResponse {
+    return this.sequenced('save_weights', body, raw, (model) => {
+      const req = schema.parseRequest(schema.saveWeightsRequest, body, 'save_weights');
+      const ref = { modelId: model.modelId, kind: 'weights' as const, name: req.path };
+      if (!req.overwrite && existsSync(checkpointDir(this.options.weightsDir, ref))) {
+        throw new HttpError(
+          409,
+          `save_weights: checkpoint "${req.path}" exists for ${model.modelId}; pass overwrite: true or choose another name`,
+        );
+      }
+      return {
+        seqId: req.seq_id,
+        job: async () => {
+          await model.saveState(req.path);
+          return { type: 'save_weights', path: formatTinkerPath(ref) };
+        },
+      };
+    });
+  }
+
+  private saveWeightsForSampler(body: unknown, raw: string): FutureResponse {
+    return this.sequenced('save_weights_for_sampler', body, raw, (model) => {
+      const req = schema.parseRequest(schema.saveWeightsForSamplerRequest, body, 'save_weights_for_sampler');
+      const name = req.path;
+      if (name) {
+        const path = formatTinkerPath({ modelId: model.modelId, kind: 'sampler_weights', name });
+        return {
+          seqId: req.seq_id,
+          job: async () => {
+            await model.saveForSampler(name);
+            return { type: 'save_weights_for_sampler', path };
+          },
+        };
+      }
+      const sessionId = `sampling_${randomUUID().slice(0, 8)}`;
+      return {
+        seqId: req.seq_id,
+        job: async () => {
+          await model.snapshotForSampler(sessionId);
+          this.samplingSessions.set(sessionId, { modelId: model.modelId, key: sessionId });
+          return { type: 'save_weights_for_sampler', path: null, sampling_session_id: sessionId };
+        },
+      };
+    });
+  }
+
+  private loadWeights(body: unknown, raw: string): FutureResponse {
+    return this.sequenced('load_weights', body, raw, (model) => {
+      const req = schema.parseRequest(schema.loadWeightsRequest, body, 'load_weights');
+      if (model.sequencedRequests > 0) {
+        throw new HttpError(
+          400,
+          `load_weights: ${model.modelId} has already run requests; as on Tinker, weights load only as a model's first request: create a new model and load into it`,
+        );
+      }
+      const dir = checkpointDir(this.options.weightsDir, parseTinkerPath(req.path, 'weights'));
+      if (!existsSync(dir)) throw new HttpError(404, `load_weights: no checkpoint at ${req.path}`);
+      return {
+        seqId: req.seq_id,
+        job: async () => {
+          await model.loadState(dir, req.optimizer);
+          return { type: 'load_weights', path: req.path, model_id: model.modelId };
+        },
+      };
+    });
+  }
+
+  /**
+   * A training request of one model: checked (400/404/409 at once), then queued in seq_id order and
+   * answered with its future. A repeated seq_id with the same body is a retry and gets the first
+   * request's future; with another body it is refused. A request refused here gives its seq_id's turn
+   * away, so later ones do not wait for it.
+   */
+  private sequenced(
+    endpoint: string,
+    body: unknown,
+    raw: string,
+    prepare: (model: ServedModel) => { seqId: number | undefined; job: () => Promise<unknown> },
+  ): FutureResponse {
+    const model = this.model(schema.parseRequest(schema.modelRequest, body, endpoint).model_id);
+    const claimed = (body as { seq_id?: unknown }).seq_id;
+    const hash = createHash('sha256').update(raw).digest('hex');
+    const seen = typeof claimed === 'number' ? model.seqRequests.get(claimed) : undefined;
+    if (seen?.hash === hash) return { request_id: seen.requestId, model_id: model.modelId };
+    let prepared: ReturnType<typeof prepare>;
+    let work: Promise<unknown>;
+    try {
+      prepared = prepare(model);
+      work = model.queue.run(prepared.seqId, prepared.job);
+    } catch (e) {
+      if (typeof claimed === 'number' && !seen) model.queue.skip(claimed);
+      throw e;
+    }
+    model.sequencedRequests++;
+    const requestId = this.futures.add(`${endpoint} on ${model.modelId}`, work);
+    if (prepared.seqId !== undefined) model.rememberSeq(prepared.seqId, hash, requestId);
+    return { request_id: requestId, model_id: model.modelId, future_id: requestId, status: 'pending' };
+  }
+
+  private createSamplingSession(body: unknown) {
+    const req = schema.parseRequest(schema.createSamplingSessionRequest, body, 'create_sampling_session');
+    this.sessions.touch(req.session_id);
+    if (!req.model_path) throw baseModelSampling('create_sampling_session');
+    const ref = parseTinkerPath(req.model_path, 'sampler_weights');
+    this.model(ref.modelId);
+    const id = `sampling_${randomUUID().slice(0, 8)}`;
+    this.samplingSessions.set(id, { modelId: ref.modelId, key: ref.name });
+    return { type: 'create_sampling_session', sampling_session_id: id };
+  }
+
+  private sample(body: unknown): FutureResponse {
+    const req = schema.parseRequest(schema.sampleRequest, body, 'asample');
+    if (req.prompt_logprobs || req.topk_prompt_logprobs) {
+      throw new HttpError(
+        400,
+        'asample: prompt logprobs are not computed by this server; use forward for logprobs of given tokens',
+      );
+    }
+    const source = this.samplerSource(req);
+    const model = this.model(source.modelId);
+    const prompt = req.prompt.chunks.flatMap((c) => c.tokens);
+    const { stop, seed, ...rest } = req.sampling_params;
+    const params = { ...rest, ...(stop ? { stop } : {}), ...(seed != null ? { seed } : {}) };
+    const work = model.queue.run(undefined, () => model.sample(source.key, prompt, params, req.num_samples));
+    return { request_id: this.futures.add(`asample on ${model.modelId}`, work), model_id: model.modelId };
+  }
+
+  private samplerSource(req: { sampling_session_id?: string | null; model_path?: string | null }) {
+    if (req.sampling_session_id) {
+      const session = this.samplingSessions.get(req.sampling_session_id);
+      if (!session)
+        throw new HttpError(
+          404,
+          `asample: sampling session ${req.sampling_session_id} is unknown; save weights for the sampler to open one`,
+        );
+      return session;
+    }
+    if (!req.model_path) throw baseModelSampling('asample');
+    const ref = parseTinkerPath(req.model_path, 'sampler_weights');
+    return { modelId: ref.modelId, key: ref.name };
+  }
+
+  private async retrieveFuture(body: unknown, signal: AbortSignal): Promise<unknown> {
+    const id = schema.parseRequest(schema.retrieveFutureRequest, body, 'retrieve_future').request_id;
+    const waitMs = this.options.longPollMs ?? 30_000;
+    const outcome = await this.futures.wait(id, waitMs, signal);
+    if (outcome.state === 'pending') {
+      throw new HttpError(408, `request ${id} is not done after ${waitMs} ms; retrieve it again`, {
+        type: 'try_again',
+        request_id: id,
+        queue_state: 'active',
+      });
+    }
+    return outcome.state === 'done' ? outcome.result : outcome.failure;
+  }
+
+  private model(modelId: string): ServedModel {
+    const model = this.models.get(modelId);
+    if (!model || model.unloading) {
+      throw new HttpError(
+        404,
+        `model ${modelId} is not loaded on this server (unknown, unloaded, or its session expired without heartbeats); create a model`,
+      );
+    }
+    this.sessions.touch(model.sessionId);
+    return model;
+  }
+
+  /** Unloads every model and stops the session sweeper. */
+  async close(): Promise<void> {
+    this.sessions.close();
+    await Promise.all([...this.models.keys()].map((id) => this.unload(id)));
+  }
+}
+
+function baseModelSampling(endpoint: string): HttpError {
+  return new HttpError(
+    400,
+    `${endpoint}: this server samples saved weights only; give model_path (a tinker:// sampler path) or a sampling_session_id`,
+  );
+}

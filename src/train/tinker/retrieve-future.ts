@@ -1,0 +1,127 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RetryPolicy } from '../../llm/index.ts';
+import type { QueueState, RequestFailedResponse, RetrieveFutureRequest } from './protocol.ts';
+import { errorDetail, TinkerApiError } from './tinker-api-error.ts';
+import { backoffDelayMs, parseJson, type TinkerHttp } from './tinker-http.ts';
+
+export interface RetrieveOptions {
+  /** Deadline of the whole wait for the result. */
+  deadlineMs: number;
+  /**
+   * Deadline of one long-poll request. The server holds retrieve_future until the result is ready or
+   * its own deadline passes (then 408); whichever side gives up first, the client asks again.
+   */
+  pollTimeoutMs: number;
+  /** Backoff between attempts that failed without an answer (network faults, 5xx). */
+  retry: RetryPolicy;
+  signal?: AbortSignal;
+  onQueueState?: (event: { requestId: string; queueState: QueueState | 'unknown' }) => void;
+}
+
+const ENDPOINT = 'retrieve_future';
+
+/**
+ * Waits for the result of request `requestId` (what: "forward_backward on model_1", for messages).
+ * 408 and `{type: "try_again"}` mean "ask again"; an answer with `error` (Tinker) or an HTTP 400 (SkyRL)
+ * means the request ran and failed; a dropped connection or a 5xx is retried with backoff, up to the
+ * policy's retries in a row, always within `deadlineMs`.
+ */
+export async function retrieveFuture<T>(
+  http: TinkerHttp,
+  requestId: string,
+  what: string,
+  options: RetrieveOptions,
+): Promise<T> {
+  const deadline = Date.now() + options.deadlineMs;
+  const body: RetrieveFutureRequest = { request_id: requestId, allow_metadata_only: false };
+  let faults = 0;
+  for (;;) {
+    const remainingMs = deadline - Date.now();
+    if (remainingMs <= 0) throw notDone(what, requestId, options.deadlineMs);
+    let outcome: Outcome<T>;
+    try {
+      const answer = await http.send('POST', ENDPOINT, body, {
+        timeoutMs: Math.min(options.pollTimeoutMs, remainingMs),
+        signal: options.signal,
+      });
+      outcome = interpret<T>(http, answer, what, requestId);
+    } catch (e) {
+      if (!(e instanceof TinkerApiError) || !e.isRetryable) throw e;
+      outcome = e.kind === 'timeout' ? { tryAgain: 'unknown' } : { fault: e };
+    }
+    if ('result' in outcome) return outcome.result;
+    if ('tryAgain' in outcome) {
+      faults = 0;
+      options.onQueueState?.({ requestId, queueState: outcome.tryAgain });
+      continue;
+    }
+    if (faults >= options.retry.maxRetries) throw outcome.fault;
+    const delayMs = Math.min(backoffDelayMs(faults++, options.retry), Math.max(0, deadline - Date.now()));
+    try {
+      await sleep(delayMs, undefined, { signal: options.signal });
+    } catch (e) {
+      throw new TinkerApiError(`${what}: aborted (the engine was closed)`, {
+        kind: 'aborted',
+        endpoint: ENDPOINT,
+        cause: e,
+      });
+    }
+  }
+}
+
+type Outcome<T> = { result: T } | { tryAgain: QueueState | 'unknown' } | { fault: TinkerApiError };
+
+function interpret<T>(
+  http: TinkerHttp,
+  answer: Awaited<ReturnType<TinkerHttp['send']>>,
+  what: string,
+  requestId: string,
+): Outcome<T> {
+  if (answer.status === 408) return { tryAgain: queueState(answer.text) };
+  if (answer.status === 400) {
+    throw failed(what, requestId, { error: errorDetail(answer.text), category: 'user' });
+  }
+  if (answer.status === 410) {
+    throw new TinkerApiError(
+      `${what}: the server no longer holds the result of request ${requestId} (expired); send the request again`,
+      { kind: 'http', endpoint: ENDPOINT, status: 410, detail: errorDetail(answer.text), isRetryable: true },
+    );
+  }
+  if (answer.status < 200 || answer.status >= 300) {
+    const error = http.statusError('POST', ENDPOINT, answer);
+    if (!error.isRetryable) throw error;
+    return { fault: error };
+  }
+  const json = parseJson<Record<string, unknown> | null>('POST', ENDPOINT, answer);
+  if (json?.type === 'try_again') return { tryAgain: queueState(answer.text) };
+  if (json && typeof json.error === 'string')
+    throw failed(what, requestId, json as unknown as RequestFailedResponse);
+  return { result: json as T };
+}
+
+function queueState(text: string): QueueState | 'unknown' {
+  try {
+    const state = (JSON.parse(text) as { queue_state?: unknown }).queue_state;
+    return state === 'active' || state === 'paused_capacity' || state === 'paused_rate_limit'
+      ? state
+      : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** A request the server ran and failed; only a server-side failure may pass on another try. */
+function failed(what: string, requestId: string, response: RequestFailedResponse): TinkerApiError {
+  const user = response.category === 'user';
+  return new TinkerApiError(
+    `${what} failed on the server (request ${requestId}): ${response.error}${user ? '' : ' (a server-side failure; the server log may say more)'}`,
+    { kind: 'request-failed', endpoint: ENDPOINT, detail: response.error, isRetryable: !user },
+  );
+}
+
+function notDone(what: string, requestId: string, deadlineMs: number): TinkerApiError {
+  return new TinkerApiError(
+    `${what}: request ${requestId} did not finish within ${deadlineMs} ms; if the server is only busy, raise futureTimeoutMs`,
+    { kind: 'timeout', endpoint: ENDPOINT },
+  );
+}

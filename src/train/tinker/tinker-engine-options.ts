@@ -1,0 +1,44 @@
+import type { RetryPolicy } from '../../llm/index.ts';
+import type { RetrieveOptions } from './retrieve-future.ts';
+
+export interface TinkerEngineOptions {
+  /** The server's root, e.g. `http://127.0.0.1:8000` (the CLI reads TINKER_BASE_URL). */
+  baseUrl: string;
+  /** Sent as `X-API-Key` (the CLI reads TINKER_API_KEY). */
+  apiKey?: string;
+  /** The model to train, as the server names it; default: the server's only model. */
+  baseModel?: string;
+  /** LoRA rank of the adapter to train. Default 32. */
+  loraRank?: number;
+  /** Seeds the adapter's initial weights (`lora_config.seed`); default: the server chooses. */
+  seed?: number;
+  /** A local directory with the model's tokenizer.json; not needed for the reference models. */
+  tokenizerDir?: string;
+  /** Deadline of each HTTP attempt. Default 60 s. */
+  requestTimeoutMs?: number;
+  /** Deadline for one operation's result (the whole retrieve_future wait). Default 1 hour. */
+  futureTimeoutMs?: number;
+  /** Deadline of one retrieve_future long poll before asking again. Default 45 s (as the Tinker SDK). */
+  pollTimeoutMs?: number;
+  /** How often the session tells the server it is alive. Default 10 s (as the Tinker SDK). */
+  heartbeatIntervalMs?: number;
+  /** Retries of 429, 5xx, network faults and timeouts. Default: 4 retries from 0.5 s, doubling. */
+  retry?: RetryPolicy;
+  /** Session tags and metadata the server records. */
+  tags?: string[];
+  userMetadata?: Record<string, unknown>;
+  /** Told whenever retrieve_future answers "not done yet" (HTTP 408), with the server's queue state. */
+  onQueueState?: RetrieveOptions['onQueueState'];
+  /** Told about things worth a log line: missed heartbeats, server messages, failed clean-up. */
+  onWarning?: (message: string) => void;
+  /** Injected for tests and proxies; default the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** The CLI's source of the connection settings: TINKER_BASE_URL and TINKER_API_KEY. */
+export function tinkerConnectionFromEnv(env: Record<string, string | undefined>): {
+  baseUrl?: string;
+  apiKey?: string;
+} {
+  return { baseUrl: env.TINKER_BASE_URL || undefined, apiKey: env.TINKER_API_KEY || undefined };
+}

@@ -1,0 +1,420 @@
+import { DEFAULT_RETRY_POLICY } from '../../llm/index.ts';
+import { VERSION } from '../../version.ts';
+import { type ParsedDatum, parseDatum } from '../datum.ts';
+import {
+  ADAM_DEFAULTS,
+  type AdamParams,
+  type Datum,
+  type EngineInfo,
+  type EngineTokenizer,
+  type ForwardBackwardOutput,
+  type LoadStateOptions,
+  type LossFnConfig,
+  type LossFnType,
+  type OptimStepOutput,
+  type SampleResponse,
+  type SamplingParams,
+  type TrainingEngine,
+} from '../engine.ts';
+import { CheckpointError, EngineInputError } from '../errors.ts';
+import { LOSS_FNS } from '../loss-fns.ts';
+import { checkpointName, readCheckpointPointer, writeCheckpointPointer } from './checkpoint-pointer.ts';
+import { chooseBaseModel, describeModel } from './describe-model.ts';
+import { mapForwardBackwardOutput } from './map-forward-backward-output.ts';
+import { mapSampleResponse } from './map-sample-response.ts';
+import type {
+  CreateModelResponse,
+  CreateModelResult,
+  CreateSamplingSessionResponse,
+  CreateSessionResponse,
+  FutureResponse,
+  GetInfoResponse,
+  GetServerCapabilitiesResponse,
+  OptimStepResult,
+  SaveWeightsForSamplerResult,
+  SaveWeightsResult,
+  WireForwardBackwardOutput,
+  WireSampleResponse,
+} from './protocol.ts';
+import { resolveTokenizer } from './resolve-tokenizer.ts';
+import { type RetrieveOptions, retrieveFuture } from './retrieve-future.ts';
+import { SessionHeartbeat } from './session-heartbeat.ts';
+import { TinkerApiError } from './tinker-api-error.ts';
+import type { TinkerEngineOptions } from './tinker-engine-options.ts';
+import { TinkerHttp } from './tinker-http.ts';
+
+/**
+ * The `TrainingEngine` over HTTP: a client of the Tinker API (hosted Tinker, SkyRL tx, or `sandgym
+ * engine serve`). One session with heartbeats and one LoRA model on the server; every operation is a
+ * POST that returns a future, retrieved with long polls. Training requests carry the model's `seq_id`
+ * (1, 2, …) and are posted in call order, so the server runs them in the order they were called.
+ *
+ * `sample` draws from the current weights: after a weight change it first saves them for the sampler
+ * (a transient save that opens a sampling session, as the SDK's `save_weights_and_get_sampling_client`),
+ * then samples in that session. `saveState(dir)` keeps the weights on the server and writes a pointer
+ * (tinker-checkpoint.json) into `dir`; `loadState` follows it, into a fresh model when this one has
+ * already run requests (the Tinker API loads weights only as a model's first request).
+ */
+export class TinkerEngine implements TrainingEngine {
+  private readonly http: TinkerHttp;
+  private readonly requestTimeoutMs: number;
+  private readonly retrieveOptions: RetrieveOptions;
+  private readonly closing = new AbortController();
+  private sessionId = '';
+  private baseModel = '';
+  private readonly loraRank: number;
+  private currentModelId = '';
+  private info: EngineInfo | undefined;
+  private tokenizer: EngineTokenizer | undefined;
+  private modelSeq = 0;
+  private nextSeqId = 1;
+  /** Bumped by every call that changes the weights, at call time; the sampler follows it. */
+  private weightsVersion = 0;
+  private sampler: { version: number; sessionId: Promise<string> } | undefined;
+  private samplingSessionSeq = 0;
+  private sampleSeq = 0;
+  /** POSTs of sequenced requests go out one after another, in seq_id order. */
+  private postTurn: Promise<unknown> = Promise.resolve();
+  private heartbeat: SessionHeartbeat | undefined;
+  private closed = false;
+
+  private constructor(private readonly options: TinkerEngineOptions) {
+    this.http = new TinkerHttp({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      retry: options.retry ?? DEFAULT_RETRY_POLICY,
+      fetch: options.fetch,
+    });
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.loraRank = options.loraRank ?? 32;
+    if (!Number.isInteger(this.loraRank) || this.loraRank < 1) {
+      throw new EngineInputError(`tinker engine: loraRank must be a positive integer, got ${this.loraRank}`);
+    }
+    this.retrieveOptions = {
+      deadlineMs: options.futureTimeoutMs ?? 3_600_000,
+      pollTimeoutMs: options.pollTimeoutMs ?? 45_000,
+      retry: options.retry ?? DEFAULT_RETRY_POLICY,
+      signal: this.closing.signal,
+      onQueueState: options.onQueueState,
+    };
+  }
+
+  /** Connects: the server's capabilities, a session with heartbeats, a model, its info and tokenizer. */
+  static async create(options: TinkerEngineOptions): Promise<TinkerEngine> {
+    const engine = new TinkerEngine(options);
+    try {
+      await engine.connect();
+    } catch (e) {
+      await engine.close();
+      throw e;
+    }
+    return engine;
+  }
+
+  private async connect(): Promise<void> {
+    const capabilities = await this.http.get<GetServerCapabilitiesResponse>(
+      'get_server_capabilities',
+      this.callOptions(),
+    );
+    this.baseModel = chooseBaseModel(this.options.baseModel, capabilities, this.http.baseUrl);
+    const session = await this.http.post<CreateSessionResponse>(
+      'create_session',
+      {
+        tags: this.options.tags ?? [],
+        user_metadata: this.options.userMetadata ?? {},
+        sdk_version: `sandgym/${VERSION}`,
+      },
+      this.callOptions(),
+    );
+    for (const said of [session.warning_message, session.error_message]) {
+      if (said) this.options.onWarning?.(`tinker server: ${said}`);
+    }
+    this.sessionId = session.session_id;
+    this.heartbeat = new SessionHeartbeat(
+      this.http,
+      this.sessionId,
+      this.options.heartbeatIntervalMs ?? 10_000,
+      this.options.onWarning,
+    );
+    this.currentModelId = await this.createModel();
+    const info = await this.http.post<GetInfoResponse>(
+      'get_info',
+      { model_id: this.currentModelId },
+      this.callOptions(),
+    );
+    const tokenizerId = info?.model_data?.tokenizer_id ?? undefined;
+    const resolved = await resolveTokenizer(this.baseModel, tokenizerId, this.options.tokenizerDir);
+    this.tokenizer = resolved.tokenizer;
+    this.info = describeModel(this.baseModel, info, capabilities, {
+      vocabSize: resolved.tokenizer.vocabSize,
+      dir: resolved.dir,
+    });
+  }
+
+  /** create_model, and the model id its future resolves to. */
+  private async createModel(): Promise<string> {
+    const lora_config = {
+      rank: this.loraRank,
+      ...(this.options.seed !== undefined ? { seed: this.options.seed } : {}),
+    };
+    const response = await this.http.post<CreateModelResponse>(
+      'create_model',
+      {
+        session_id: this.sessionId,
+        model_seq_id: this.modelSeq++,
+        base_model: this.baseModel,
+        lora_config,
+        ...(this.options.userMetadata ? { user_metadata: this.options.userMetadata } : {}),
+      },
+      this.callOptions(),
+    );
+    const result = await this.result<CreateModelResult>(response, `create_model of ${this.baseModel}`);
+    const modelId = result?.model_id ?? response?.model_id;
+    if (typeof modelId !== 'string') {
+      throw malformed('create_model', `no model_id in ${JSON.stringify(result)}`);
+    }
+    return modelId;
+  }
+
+  /** The server's id of the model being trained (it changes when loadState needs a fresh model). */
+  get modelId(): string {
+    return this.currentModelId;
+  }
+
+  getInfo(): EngineInfo {
+    return { ...this.info! };
+  }
+
+  getTokenizer(): EngineTokenizer {
+    return this.tokenizer!;
+  }
+
+  async forward(
+    data: Datum[],
+    lossFn: LossFnType,
+    lossFnConfig?: LossFnConfig,
+  ): Promise<ForwardBackwardOutput> {
+    return this.pass('forward', 'forward_input', data, lossFn, lossFnConfig);
+  }
+
+  async forwardBackward(
+    data: Datum[],
+    lossFn: LossFnType,
+    lossFnConfig?: LossFnConfig,
+  ): Promise<ForwardBackwardOutput> {
+    return this.pass('forward_backward', 'forward_backward_input', data, lossFn, lossFnConfig);
+  }
+
+  private async pass(
+    endpoint: 'forward' | 'forward_backward',
+    inputKey: 'forward_input' | 'forward_backward_input',
+    data: Datum[],
+    lossFn: LossFnType,
+    lossFnConfig: LossFnConfig | undefined,
+  ): Promise<ForwardBackwardOutput> {
+    const parsed = this.checkPass(data, lossFn);
+    const config = definedEntries(lossFnConfig);
+    const input = {
+      data,
+      loss_fn: lossFn,
+      ...(Object.keys(config).length ? { loss_fn_config: config } : {}),
+    };
+    const wire = await this.sequenced<WireForwardBackwardOutput>(endpoint, { [inputKey]: input });
+    return mapForwardBackwardOutput(wire, parsed, lossFn, config, endpoint);
+  }
+
+  /** The same checks as the reference engine, before anything is sent: a bad batch fails here, clearly. */
+  private checkPass(data: Datum[], lossFn: LossFnType): ParsedDatum[] {
+    if (!LOSS_FNS.includes(lossFn)) {
+      throw new EngineInputError(`unknown loss_fn "${lossFn}"; use one of ${LOSS_FNS.join(', ')}`);
+    }
+    const { vocab_size, max_seq_len } = this.info!;
+    const parsed = data.map((d, i) => parseDatum(d, i, vocab_size, max_seq_len || Number.MAX_SAFE_INTEGER));
+    if (lossFn !== 'cross_entropy') {
+      parsed.forEach((d, i) => {
+        if (!d.logprobs_T || !d.advantages_T)
+          throw new EngineInputError(
+            `datum ${i}: loss_fn "${lossFn}" needs loss_fn_inputs.logprobs and advantages`,
+          );
+      });
+    }
+    return parsed;
+  }
+
+  async optimStep(adam: AdamParams = {}): Promise<OptimStepOutput> {
+    this.weightsVersion++;
+    const adam_params = { ...ADAM_DEFAULTS, ...definedEntries(adam) };
+    const result = await this.sequenced<OptimStepResult>('optim_step', { adam_params });
+    return { metrics: { ...(result?.metrics ?? {}) } };
+  }
+
+  async sample(
+    promptTokens: number[],
+    samplingParams: SamplingParams,
+    numSamples: number,
+  ): Promise<SampleResponse> {
+    if (!Number.isInteger(numSamples) || numSamples < 1) {
+      throw new EngineInputError(`sample: numSamples must be a positive integer, got ${numSamples}`);
+    }
+    if (promptTokens.length === 0) throw new EngineInputError('sample: the prompt has no tokens');
+    const samplingSessionId = await this.samplingSession();
+    const future = await this.http.post<FutureResponse>(
+      'asample',
+      {
+        sampling_session_id: samplingSessionId,
+        seq_id: this.sampleSeq++,
+        num_samples: numSamples,
+        prompt: { chunks: [{ type: 'encoded_text', tokens: promptTokens }] },
+        sampling_params: samplingParams,
+      },
+      this.callOptions(),
+    );
+    const wire = await this.result<WireSampleResponse>(future, `asample in ${samplingSessionId}`);
+    return mapSampleResponse(wire, numSamples);
+  }
+
+  /** A sampling session on the current weights, saving them first if they changed since the last one. */
+  private samplingSession(): Promise<string> {
+    if (this.sampler?.version === this.weightsVersion) return this.sampler.sessionId;
+    const sessionId = this.sequenced<SaveWeightsForSamplerResult>('save_weights_for_sampler', {
+      sampling_session_seq_id: this.samplingSessionSeq++,
+    }).then((r) => {
+      if (typeof r?.sampling_session_id !== 'string') {
+        throw malformed('save_weights_for_sampler', 'no sampling_session_id in the result');
+      }
+      return r.sampling_session_id;
+    });
+    const sampler = { version: this.weightsVersion, sessionId };
+    this.sampler = sampler;
+    // A failed save must not stick: the next sample tries again.
+    sessionId.catch(() => {
+      if (this.sampler === sampler) this.sampler = undefined;
+    });
+    return sessionId;
+  }
+
+  /**
+   * Saves weights, optimizer state and step on the server as checkpoint `basename(dir)`, and writes
+   * `dir/tinker-checkpoint.json` pointing to it.
+   */
+  async saveState(dir: string): Promise<void> {
+    const result = await this.sequenced<SaveWeightsResult>('save_weights', {
+      path: checkpointName(dir),
+      overwrite: true,
+    });
+    if (typeof result?.path !== 'string') throw malformed('save_weights', 'no path in the result');
+    await writeCheckpointPointer(dir, {
+      format: 'sandgym-tinker-checkpoint',
+      tinker_path: result.path,
+      base_url: this.http.baseUrl,
+      base_model: this.baseModel,
+      lora_rank: this.loraRank,
+      saved_at: new Date().toISOString(),
+    });
+  }
+
+  /** Loads a checkpoint written by saveState (a directory with its pointer) or a tinker:// path. */
+  async loadState(pathOrUri: string, options: LoadStateOptions): Promise<void> {
+    const pointer = await readCheckpointPointer(pathOrUri);
+    if (pointer.base_model && pointer.base_model !== this.baseModel) {
+      throw new CheckpointError(
+        `checkpoint ${pathOrUri}: saved from base model "${pointer.base_model}", this engine trains "${this.baseModel}"`,
+      );
+    }
+    if (this.nextSeqId > 1) await this.replaceModel();
+    this.weightsVersion++;
+    await this.sequenced('load_weights', { path: pointer.tinker_path, optimizer: options.optimizer });
+  }
+
+  /** A fresh model of the same base and rank replaces the current one, which is unloaded. */
+  private async replaceModel(): Promise<void> {
+    await this.postTurn;
+    const old = this.currentModelId;
+    this.currentModelId = await this.createModel();
+    this.nextSeqId = 1;
+    await this.unload(old);
+  }
+
+  /** Saves the current weights for samplers as `name`; returns their tinker:// path. */
+  async saveWeightsForSampler(name: string): Promise<string> {
+    const version = this.weightsVersion;
+    const result = await this.sequenced<SaveWeightsForSamplerResult>('save_weights_for_sampler', {
+      path: checkpointName(name),
+    });
+    if (typeof result?.path !== 'string')
+      throw malformed('save_weights_for_sampler', 'no path in the result');
+    // Sampling these same weights next needs no second save: open a session on the saved path.
+    const session = this.http
+      .post<CreateSamplingSessionResponse>(
+        'create_sampling_session',
+        {
+          session_id: this.sessionId,
+          sampling_session_seq_id: this.samplingSessionSeq++,
+          model_path: result.path,
+        },
+        this.callOptions(),
+      )
+      .then((r) => r.sampling_session_id);
+    await session;
+    if (this.weightsVersion === version) this.sampler = { version, sessionId: session };
+    return result.path;
+  }
+
+  /** Stops the heartbeats, unloads the model, and aborts whatever is still in flight. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.heartbeat?.stop();
+    this.closing.abort();
+    if (this.currentModelId) await this.unload(this.currentModelId);
+  }
+
+  /**
+   * Posts a request of the current model with the next seq_id, after the POST of the one before (not
+   * after its result: the server runs them in seq_id order), and waits for its result.
+   */
+  private sequenced<T>(endpoint: string, fields: Record<string, unknown>): Promise<T> {
+    const seqId = this.nextSeqId++;
+    const modelId = this.currentModelId;
+    const posted = this.postTurn.then(() =>
+      this.http.post<FutureResponse>(
+        endpoint,
+        { model_id: modelId, seq_id: seqId, ...fields },
+        this.callOptions(),
+      ),
+    );
+    this.postTurn = posted.catch(() => undefined);
+    return posted.then((future) => this.result<T>(future, `${endpoint} (seq_id ${seqId}) on ${modelId}`));
+  }
+
+  private async result<T>(future: FutureResponse, what: string): Promise<T> {
+    if (typeof future?.request_id !== 'string' && typeof future?.request_id !== 'number') {
+      throw malformed(what, `no request_id in ${JSON.stringify(future)}`);
+    }
+    return retrieveFuture<T>(this.http, String(future.request_id), what, this.retrieveOptions);
+  }
+
+  private callOptions() {
+    return { timeoutMs: this.requestTimeoutMs, signal: this.closing.signal };
+  }
+
+  /** Best effort: a model left behind is freed by the server once the session's heartbeats stop. */
+  private async unload(modelId: string): Promise<void> {
+    try {
+      await this.http.attempt('POST', 'unload_model', { model_id: modelId }, { timeoutMs: 5_000 });
+    } catch (e) {
+      this.options.onWarning?.(`tinker engine: could not unload ${modelId}: ${(e as Error).message}`);
+    }
+  }
+}
+
+function definedEntries<T extends object>(o: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function malformed(what: string, problem: string): TinkerApiError {
+  return new TinkerApiError(`${what}: the server's answer does not follow the Tinker API: ${problem}`, {
+    kind: 'malformed-response',
+    endpoint: what.split(' ')[0]!,
+  });
+}

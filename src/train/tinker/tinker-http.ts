@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RetryPolicy } from '../../llm/index.ts';
+import { API_KEY_HEADER, API_PREFIX, IDEMPOTENCY_HEADER } from './protocol.ts';
+import { errorDetail, TinkerApiError } from './tinker-api-error.ts';
+
+export interface TinkerHttpOptions {
+  /** The server's root, e.g. `http://127.0.0.1:8000`; endpoints are under `<baseUrl>/api/v1/`. */
+  baseUrl: string;
+  /** Sent as `X-API-Key`. */
+  apiKey?: string;
+  retry: RetryPolicy;
+  /** Injected for tests and proxies; default the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** An HTTP answer, read whole. */
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export interface CallOptions {
+  /** Deadline of each attempt, from sending the request to the last byte of the answer. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The transport of the Tinker API: JSON over HTTP with the API key, a deadline on every attempt,
+ * retries with backoff of what can succeed later (429, 5xx, network faults, timeouts), and one
+ * `X-Idempotency-Key` per logical POST that every retry repeats, so a server that saw the first
+ * attempt does the work once.
+ */
+export class TinkerHttp {
+  readonly baseUrl: string;
+  private readonly options: TinkerHttpOptions;
+
+  constructor(options: TinkerHttpOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.options = options;
+  }
+
+  /** POSTs `body` to `endpoint`, retrying per the policy; the answer's JSON. */
+  post<T>(endpoint: string, body: unknown, options: CallOptions): Promise<T> {
+    const idempotencyKey = randomUUID();
+    return this.withRetries(endpoint, options, () =>
+      this.attempt<T>('POST', endpoint, body, options, idempotencyKey),
+    );
+  }
+
+  get<T>(endpoint: string, options: CallOptions): Promise<T> {
+    return this.withRetries(endpoint, options, () => this.attempt<T>('GET', endpoint, undefined, options));
+  }
+
+  /**
+   * One request, no retries: the answer's JSON, or a TinkerApiError (status, network, deadline,
+   * malformed body).
+   */
+  async attempt<T>(
+    method: 'GET' | 'POST',
+    endpoint: string,
+    body: unknown,
+    options: CallOptions,
+    idempotencyKey?: string,
+  ): Promise<T> {
+    const answer = await this.send(method, endpoint, body, options, idempotencyKey);
+    if (answer.status < 200 || answer.status >= 300) throw this.statusError(method, endpoint, answer);
+    return parseJson<T>(method, endpoint, answer);
+  }
+
+  /**
+   * One request whose answer comes back whatever its status; throws only when no answer arrived
+   * (network, deadline). For callers that give statuses their own meaning, like retrieve_future's 408.
+   */
+  async send(
+    method: 'GET' | 'POST',
+    endpoint: string,
+    body: unknown,
+    options: CallOptions,
+    idempotencyKey?: string,
+  ): Promise<HttpAnswer> {
+    const url = `${this.baseUrl}${API_PREFIX}/${endpoint}`;
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.options.apiKey) headers[API_KEY_HEADER] = this.options.apiKey;
+    if (idempotencyKey) headers[IDEMPOTENCY_HEADER] = idempotencyKey;
+    try {
+      const response = await (this.options.fetch ?? fetch)(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    } catch (e) {
+      throw this.transportError(endpoint, e, options, timeout);
+    }
+  }
+
+  private async withRetries<T>(endpoint: string, options: CallOptions, once: () => Promise<T>): Promise<T> {
+    const policy = this.options.retry;
+    for (let retry = 0; ; retry++) {
+      try {
+        return await once();
+      } catch (e) {
+        if (!(e instanceof TinkerApiError) || !e.isRetryable || retry >= policy.maxRetries) {
+          throw retry > 0 && e instanceof Error ? withAttempts(e, retry + 1) : e;
+        }
+        const delayMs = backoffDelayMs(retry, policy, e.retryAfterMs);
+        try {
+          await sleep(delayMs, undefined, { signal: options.signal });
+        } catch (abort) {
+          throw aborted(endpoint, abort);
+        }
+      }
+    }
+  }
+
+  private transportError(endpoint: string, e: unknown, options: CallOptions, timeout: AbortSignal) {
+    if (options.signal?.aborted) return aborted(endpoint, e);
+    if (timeout.aborted) {
+      return new TinkerApiError(
+        `${endpoint}: no complete answer from ${this.baseUrl} within ${options.timeoutMs} ms; if the server is only slow, raise requestTimeoutMs`,
+        { kind: 'timeout', endpoint, cause: e },
+      );
+    }
+    return new TinkerApiError(
+      `${endpoint}: cannot reach the Tinker API at ${this.baseUrl}: ${networkReason(e)}; is the server running (e.g. "sandgym engine serve") and is TINKER_BASE_URL right?`,
+      { kind: 'network', endpoint, cause: e },
+    );
+  }
+
+  /** The error for a non-2xx answer, with what the server said and, for auth, what to do. */
+  statusError(method: string, endpoint: string, answer: HttpAnswer): TinkerApiError {
+    const detail = errorDetail(answer.text);
+    const status = answer.status;
+    const hint = this.explainStatus(status);
+    const wait = answer.headers.get('retry-after')?.trim();
+    return new TinkerApiError(
+      `${method} ${endpoint}: HTTP ${status}${detail ? `: ${detail}` : ''}${hint ? `; ${hint}` : ''}`,
+      {
+        kind: 'http',
+        endpoint,
+        status,
+        detail,
+        retryAfterMs: wait && /^\d+(\.\d+)?$/.test(wait) ? Number(wait) * 1000 : undefined,
+      },
+    );
+  }
+
+  private explainStatus(status: number): string | undefined {
+    if (status === 401 || status === 403) {
+      return this.options.apiKey
+        ? `the server rejected the API key; set TINKER_API_KEY (or engine.tinker.api_key) to the key ${this.baseUrl} expects`
+        : `the server requires an API key; set TINKER_API_KEY (or engine.tinker.api_key)`;
+    }
+    if (status === 429) return 'the server is rate-limiting; retried with backoff';
+    return undefined;
+  }
+}
+
+/**
+ * Delay before retry number `retry` (0 for the first): `initial·2^retry` capped at `maxDelayMs`, of
+ * which the upper half is random, so clients hit by one outage do not come back in lockstep; never
+ * shorter than what the server asked for (itself capped).
+ */
+export function backoffDelayMs(
+  retry: number,
+  policy: RetryPolicy,
+  serverAskedMs?: number,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** retry);
+  const jittered = ceiling / 2 + random() * (ceiling / 2);
+  return Math.min(policy.maxDelayMs, Math.max(jittered, serverAskedMs ?? 0));
+}
+
+/** The JSON of a 2xx answer; a malformed-response error when it is not JSON. */
+export function parseJson<T>(method: string, endpoint: string, answer: HttpAnswer): T {
+  try {
+    return JSON.parse(answer.text) as T;
+  } catch (e) {
+    throw new TinkerApiError(
+      `${method} ${endpoint}: the server's answer is not JSON: ${errorDetail(answer.text) || '(empty body)'}`,
+      { kind: 'malformed-response', endpoint, status: answer.status, cause: e },
+    );
+  }
+}
+
+function aborted(endpoint: string, cause: unknown): TinkerApiError {
+  return new TinkerApiError(`${endpoint}: aborted (the engine was closed)`, {
+    kind: 'aborted',
+    endpoint,
+    cause,
+  });
+}
+
+function withAttempts(e: Error, attempts: number): Error {
+  if (!(e instanceof TinkerApiError)) return e;
+  return new TinkerApiError(`${e.message} (gave up after ${attempts} attempts)`, {
+    kind: e.kind,
+    endpoint: e.endpoint,
+    status: e.status,
+    detail: e.detail,
+    retryAfterMs: e.retryAfterMs,
+    isRetryable: e.isRetryable,
+    cause: e.cause,
+  });
+}
+
+/** The innermost reason of a fetch failure (undici wraps ECONNREFUSED and friends in `cause`). */
+function networkReason(e: unknown): string {
+  let reason = e instanceof Error ? e.message : String(e);
+  let cause = e instanceof Error ? e.cause : undefined;
+  while (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    reason = typeof code === 'string' ? `${code} (${cause.message})` : cause.message;
+    cause = cause.cause;
+  }
+  return reason;
+}
