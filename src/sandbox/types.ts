@@ -104,6 +104,11 @@ export interface Sandbox {
   readonly image: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly limits: Readonly<SandboxLimits>;
+  /**
+   * The limits this sandbox really enforces (a Docker engine on overlay2 without project quotas cannot
+   * limit disk writes, for example). Absent means all of them.
+   */
+  readonly enforcedLimits?: readonly (keyof SandboxLimits)[];
   readonly closed: boolean;
 
   /** Run a shell string (`/bin/sh -c`) or an argv. Never throws for what the command does. */
