@@ -84,6 +84,7 @@ export async function runEpisode(o: EpisodeOptions): Promise<Trajectory> {
     config: config.env,
     provider: o.provider,
     gradingSandbox: sandboxCreateOptions(config, task),
+    blockedCommands: config.env.bash_blocklist,
   });
   try {
     const format = config.agent.tool_call_format;

@@ -9,7 +9,10 @@ import { z } from 'zod';
 
 /** A strict object whose every field has a default, so an absent section parses to the defaults. */
 function section<T extends z.ZodRawShape>(shape: T) {
-  return z.object(shape).strict().prefault({} as never);
+  return z
+    .object(shape)
+    .strict()
+    .prefault({} as never);
 }
 
 const limits = section({
@@ -75,6 +78,10 @@ const env = section({
     .default(10_000)
     .describe('Observations are cut beyond this.'),
   scrub_git_history: z.boolean().default(true).describe('Remove refs and objects after the base commit.'),
+  bash_blocklist: z
+    .array(z.string())
+    .default(['git', 'ipython', 'jupyter', 'nohup'])
+    .describe("Commands execute_bash refuses (R2E-Gym's list); history is closed by the scrub regardless."),
 });
 
 const agent = section({
@@ -89,7 +96,10 @@ const agent = section({
     .enum(['function_calling', 'xml'])
     .default('function_calling')
     .describe('How tools reach the model: OpenAI tool calls, or <function=…> text in the reply.'),
-  prompt: z.string().default('auto').describe('Prompt set: auto (by task kind), swe, debug, or a YAML file path.'),
+  prompt: z
+    .string()
+    .default('auto')
+    .describe('Prompt set: auto (by task kind), swe, debug, or a YAML file path.'),
 });
 
 const llm = section({
