@@ -32,6 +32,12 @@ describe('containerSpec', () => {
     assert.deepEqual(spec.Entrypoint, ['/bin/sh', '-c', INIT_SCRIPT, 'sandgym-init']);
     assert.deepEqual(spec.Cmd, ['91']);
     assert.equal(spec.HostConfig?.StorageOpt, undefined, 'no disk quota unless the driver supports it');
+    assert.equal(spec.HostConfig?.Ulimits, undefined);
+  });
+
+  it('caps single files when the disk quota is unavailable', () => {
+    const spec = containerSpec({ ...base, fileSizeLimitBytes: 4096 });
+    assert.deepEqual(spec.HostConfig?.Ulimits, [{ Name: 'fsize', Soft: 4096, Hard: 4096 }]);
   });
 
   it('opens the network only when asked', () => {

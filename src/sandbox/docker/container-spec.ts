@@ -34,6 +34,11 @@ export interface ContainerSpecInput {
   workdir?: string | undefined;
   /** `HostConfig.StorageOpt.size`, when the storage driver can enforce it: image size + disk limit. */
   storageSizeBytes?: number | undefined;
+  /**
+   * RLIMIT_FSIZE, the fallback when it cannot: no single file may outgrow the disk limit (a write past it
+   * fails with EFBIG, or SIGXFSZ ends the writer). It does not bound the total.
+   */
+  fileSizeLimitBytes?: number | undefined;
 }
 
 /** The create body of a sandbox's container. Pure: every choice about the container is made here. */
@@ -54,6 +59,9 @@ export function containerSpec(input: ContainerSpecInput): Docker.ContainerCreate
     LogConfig: { Type: 'none', Config: {} },
   };
   if (input.storageSizeBytes !== undefined) hostConfig.StorageOpt = { size: String(input.storageSizeBytes) };
+  if (input.fileSizeLimitBytes !== undefined) {
+    hostConfig.Ulimits = [{ Name: 'fsize', Soft: input.fileSizeLimitBytes, Hard: input.fileSizeLimitBytes }];
+  }
   return {
     Image: input.image,
     Entrypoint: ['/bin/sh', '-c', INIT_SCRIPT, 'sandgym-init'],

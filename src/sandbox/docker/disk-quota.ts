@@ -27,8 +27,8 @@ export function isDiskQuotaRefusal(e: unknown): boolean {
 export function diskQuotaWarning(driver: string): string {
   return (
     `the Docker storage driver "${driver}" cannot limit a container's disk, so limits.diskBytes is NOT ` +
-    'enforced for docker sandboxes (a command can fill the host disk). Run dockerd with ' +
-    '"--storage-driver btrfs" on a btrfs data root (as scripts/setup.sh does), or overlay2 on xfs ' +
-    'mounted with pquota, to enforce it.'
+    'enforced for docker sandboxes: only single files are capped at diskBytes (RLIMIT_FSIZE), and many ' +
+    'files together can still fill the host disk. To enforce it, run dockerd with "--storage-driver btrfs" ' +
+    'on a btrfs data root, or overlay2 on xfs mounted with pquota.'
   );
 }

@@ -65,6 +65,14 @@ describe('DockerApi.call', () => {
     assert.equal(e, engineError);
     assert.equal(httpStatus(e), 404);
     assert.equal(engineMessage(e), 'No such image: x:latest');
+    const streamError = Object.assign(
+      new Error('(HTTP code 500) server error - Get "https://r/v2/": no such host '),
+      {
+        statusCode: 500,
+        json: null,
+      },
+    );
+    assert.equal(engineMessage(streamError), 'Get "https://r/v2/": no such host');
   });
 
   it('describes where it connects', () => {

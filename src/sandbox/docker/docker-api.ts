@@ -118,7 +118,8 @@ export function engineMessage(e: unknown): string {
     return (json as { message: string }).message;
   }
   if (typeof json === 'string' && json) return json.trim();
-  return e instanceof Error ? e.message : String(e);
+  const message = e instanceof Error ? e.message : String(e);
+  return message.replace(/^\(HTTP code \d+\) [^-]*- /, '').trim();
 }
 
 function errorCode(e: unknown): string | undefined {

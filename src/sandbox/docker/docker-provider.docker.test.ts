@@ -44,6 +44,8 @@ describe('docker provider', { skip: environment.skip, timeout: 30 * 60_000 }, ()
     if (provider.diskLimitEnforced) {
       const imageSize = (await docker.getImage(environment.image).inspect()).Size;
       assert.deepEqual(info.HostConfig.StorageOpt, { size: String(imageSize + 100 * MiB) });
+    } else {
+      assert.deepEqual(info.HostConfig.Ulimits, [{ Name: 'fsize', Soft: 100 * MiB, Hard: 100 * MiB }]);
     }
     const init = await sandbox.exec('tr "\\0" " " < /proc/1/cmdline');
     assert.match(init.stdout, /^\/bin\/sh -c .* sandgym-init 600 $/s);

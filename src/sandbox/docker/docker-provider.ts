@@ -17,6 +17,8 @@ import { imageLabels, sandboxLabels, userLabels } from './sandbox-labels.ts';
 /** Lifetime of a sandbox when the caller gives none (the config's `sandbox.ttl_s` default). */
 export const DEFAULT_TTL_MS = 3_600_000;
 const FORK_REPO = 'sandgym/fork';
+/** Warnings already given in this process (engine + text): each is said once, however many providers. */
+const warned = new Set<string>();
 
 /** Everything a container is made from, checked before any call to the engine. */
 interface SandboxRequest {
@@ -192,7 +194,7 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
     if (present) return present;
     let pull = this.pulls.get(request.imageRef);
     if (!pull) {
-      pull = this.pull(request.imageRef).finally(() => this.pulls.delete(request.imageRef));
+      pull = this.pull(request.imageRef, request.image).finally(() => this.pulls.delete(request.imageRef));
       this.pulls.set(request.imageRef, pull);
     }
     await pull;
@@ -206,8 +208,9 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
     return pulled;
   }
 
-  private async pull(imageRef: string): Promise<void> {
+  private async pull(imageRef: string, displayName: string): Promise<void> {
     await pullImage(this.api, imageRef, {
+      displayName,
       auth: await registryAuth(imageRef, this.options.dockerConfigPath),
       onProgress: this.options.onPullProgress,
       timeoutMs: this.options.pullTimeoutMs,
@@ -273,6 +276,7 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
       ...request,
       image: request.imageRef,
       storageSizeBytes: quota === 'no' ? undefined : image.sizeBytes + request.limits.diskBytes,
+      fileSizeLimitBytes: quota === 'no' ? request.limits.diskBytes : undefined,
     });
     // Named, so that a create whose answer we never got (timeout, abort) can still be removed.
     const name = `sandgym-${randomBytes(6).toString('hex')}`;
@@ -363,6 +367,9 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
   }
 
   private warn(message: string): void {
+    const key = `${this.api.endpoint}\n${message}`;
+    if (warned.has(key)) return;
+    warned.add(key);
     if (this.options.onWarning) this.options.onWarning(message);
     else process.emitWarning(message, { code: 'SANDGYM_DOCKER_DISK_LIMIT' });
   }

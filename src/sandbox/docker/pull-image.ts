@@ -15,6 +15,8 @@ export interface PullProgress {
 }
 
 export interface PullOptions {
+  /** The image as the user wrote it, for messages (default: the reference pulled). */
+  displayName?: string | undefined;
   auth?: RegistryAuth | undefined;
   onProgress?: ((progress: PullProgress) => void) | undefined;
   /** Deadline of the whole pull. */
@@ -58,9 +60,10 @@ export async function pullImage(api: DockerApi, image: string, options: PullOpti
   } catch (e) {
     if (options.signal?.aborted) throw options.signal.reason;
     const reason = controller.signal.aborted ? String(controller.signal.reason?.message) : engineMessage(e);
+    const name = options.displayName ?? image;
     throw new SandboxError(
       undefined,
-      `image "${image}" is not available locally and pulling it failed (${reason}); ${remedy(image)}`,
+      `image "${name}" is not available locally and pulling it failed (${reason}); ${remedy(name)}`,
       { cause: e },
     );
   } finally {
