@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryPolicy } from '../../llm/index.ts';
 import type { QueueState, RequestFailedResponse, RetrieveFutureRequest } from './protocol.ts';
 import { errorDetail, TinkerApiError } from './tinker-api-error.ts';
-import { backoffDelayMs, parseJson, type TinkerHttp } from './tinker-http.ts';
+import { backoffDelayMs, type HttpAnswer, parseJson, type TinkerHttp } from './tinker-http.ts';
 
 export interface RetrieveOptions {
   /** Deadline of the whole wait for the result. */
@@ -44,18 +44,19 @@ export async function retrieveFuture<T>(
         timeoutMs: Math.min(options.pollTimeoutMs, remainingMs),
         signal: options.signal,
       });
-      outcome = interpret<T>(http, answer, what, requestId);
+      outcome = { answer };
     } catch (e) {
       if (!(e instanceof TinkerApiError) || !e.isRetryable) throw e;
       outcome = e.kind === 'timeout' ? { tryAgain: 'unknown' } : { fault: e };
     }
+    if ('answer' in outcome) outcome = interpret<T>(http, outcome.answer, what, requestId);
     if ('result' in outcome) return outcome.result;
     if ('tryAgain' in outcome) {
       faults = 0;
       options.onQueueState?.({ requestId, queueState: outcome.tryAgain });
       continue;
     }
-    if (faults >= options.retry.maxRetries) throw outcome.fault;
+    if (faults >= options.retry.maxRetries) throw gaveUp(what, requestId, outcome.fault, faults + 1);
     const delayMs = Math.min(backoffDelayMs(faults++, options.retry), Math.max(0, deadline - Date.now()));
     try {
       await sleep(delayMs, undefined, { signal: options.signal });
@@ -69,14 +70,13 @@ export async function retrieveFuture<T>(
   }
 }
 
-type Outcome<T> = { result: T } | { tryAgain: QueueState | 'unknown' } | { fault: TinkerApiError };
+type Outcome<T> =
+  | { answer: HttpAnswer }
+  | { result: T }
+  | { tryAgain: QueueState | 'unknown' }
+  | { fault: TinkerApiError };
 
-function interpret<T>(
-  http: TinkerHttp,
-  answer: Awaited<ReturnType<TinkerHttp['send']>>,
-  what: string,
-  requestId: string,
-): Outcome<T> {
+function interpret<T>(http: TinkerHttp, answer: HttpAnswer, what: string, requestId: string): Outcome<T> {
   if (answer.status === 408) return { tryAgain: queueState(answer.text) };
   if (answer.status === 400) {
     throw failed(what, requestId, { error: errorDetail(answer.text), category: 'user' });
@@ -116,6 +116,13 @@ function failed(what: string, requestId: string, response: RequestFailedResponse
   return new TinkerApiError(
     `${what} failed on the server (request ${requestId}): ${response.error}${user ? '' : ' (a server-side failure; the server log may say more)'}`,
     { kind: 'request-failed', endpoint: ENDPOINT, detail: response.error, isRetryable: !user },
+  );
+}
+
+function gaveUp(what: string, requestId: string, fault: TinkerApiError, attempts: number): TinkerApiError {
+  return new TinkerApiError(
+    `${what}: waiting for the result of request ${requestId}: ${fault.message} (gave up after ${attempts} attempts)`,
+    { kind: fault.kind, endpoint: ENDPOINT, status: fault.status, detail: fault.detail, cause: fault },
   );
 }
 

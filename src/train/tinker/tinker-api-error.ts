@@ -86,8 +86,8 @@ function defaultRetryable(fields: { kind: TinkerApiErrorKind; status?: number })
 export function errorDetail(body: string): string {
   let said: unknown = body;
   try {
-    const json = JSON.parse(body) as { detail?: unknown; error?: unknown };
-    said = json?.detail ?? json?.error ?? body;
+    const json = JSON.parse(body) as { detail?: unknown; error?: unknown } | string;
+    said = typeof json === 'string' ? json : (json?.detail ?? json?.error ?? body);
   } catch {
     // Not JSON: the text is the detail.
   }
