@@ -38,18 +38,23 @@ export async function retrieveFuture<T>(
   for (;;) {
     const remainingMs = deadline - Date.now();
     if (remainingMs <= 0) throw notDone(what, requestId, options.deadlineMs);
-    let outcome: Outcome<T>;
+    let answer: HttpAnswer | undefined;
+    let fault: TinkerApiError | undefined;
     try {
-      const answer = await http.send('POST', ENDPOINT, body, {
+      answer = await http.send('POST', ENDPOINT, body, {
         timeoutMs: Math.min(options.pollTimeoutMs, remainingMs),
         signal: options.signal,
       });
-      outcome = { answer };
     } catch (e) {
+      // A long poll that outlived its own deadline is normal: ask again.
       if (!(e instanceof TinkerApiError) || !e.isRetryable) throw e;
-      outcome = e.kind === 'timeout' ? { tryAgain: 'unknown' } : { fault: e };
+      if (e.kind !== 'timeout') fault = e;
     }
-    if ('answer' in outcome) outcome = interpret<T>(http, outcome.answer, what, requestId);
+    const outcome: Outcome<T> = answer
+      ? interpret<T>(http, answer, what, requestId)
+      : fault
+        ? { fault }
+        : { tryAgain: 'unknown' };
     if ('result' in outcome) return outcome.result;
     if ('tryAgain' in outcome) {
       faults = 0;
@@ -70,11 +75,7 @@ export async function retrieveFuture<T>(
   }
 }
 
-type Outcome<T> =
-  | { answer: HttpAnswer }
-  | { result: T }
-  | { tryAgain: QueueState | 'unknown' }
-  | { fault: TinkerApiError };
+type Outcome<T> = { result: T } | { tryAgain: QueueState | 'unknown' } | { fault: TinkerApiError };
 
 function interpret<T>(http: TinkerHttp, answer: HttpAnswer, what: string, requestId: string): Outcome<T> {
   if (answer.status === 408) return { tryAgain: queueState(answer.text) };

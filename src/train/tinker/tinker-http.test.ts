@@ -92,6 +92,7 @@ test('an attempt past its deadline is a timeout that names the option to raise',
     );
     return true;
   });
+  clearTimeout(keepAlive);
 });
 
 test('a 2xx that is not JSON is a malformed answer', async () => {
