@@ -35,9 +35,8 @@ export interface LaunchedInit {
 
 /**
  * One process does the whole start (sandgym-helper, or this script where it could not be compiled):
- * join the limits, enter a private mount namespace, mount a tmpfs of
- * `diskBytes` (the sandbox's writable disk: full means ENOSPC) holding the overlay's upper and work
- * dirs, mount the overlay over the image's layers, and exec bwrap with catatonit as pid 1. The mounts
+ * join the limits, enter a private mount namespace, mount a tmpfs of `diskBytes` (the sandbox's
+ * writable disk: full means ENOSPC) holding the overlay's upper and work dirs, mount the overlay over the image's layers, and exec bwrap with catatonit as pid 1. The mounts
  * exist only in that namespace, so they vanish with the sandbox, even when sandgym is killed.
  */
 const startScript = (enterLimits: string) => `set -e
@@ -82,36 +81,30 @@ function bwrapArgs(p: LaunchParams): string[] {
   ];
 }
 
-export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
+/** The program and arguments that start the sandbox: sandgym-helper, or unshare and the script above. */
+function startCommand(p: LaunchParams): [string, string[]] {
   // Relative lowerdirs keep the mount options short: the kernel caps them at one page.
   const lowerdir = p.layers.map((k) => `${k}/rootfs`).join(':');
-  const [file, args] = p.tools.helper
-    ? [
-        p.tools.helper,
-        [
-          'start',
-          ...entryArgs(p.limits),
-          p.dir,
-          String(p.diskBytes),
-          p.layersDir,
-          lowerdir,
-          p.copyUpperFrom ?? '-',
-        ],
-      ]
-    : [
-        p.tools.unshare,
-        [
-          '--mount',
-          '--propagation',
-          'private',
-          '/bin/sh',
-          '-c',
-          startScript(entryScript(p.limits)),
-          'sandgym-start',
-        ],
-      ];
-  if (p.tools.helper) args.push('/bin/cp', '--', ...bwrapArgs(p));
-  else args.push(p.dir, String(p.diskBytes), p.layersDir, p.copyUpperFrom ?? '', lowerdir, ...bwrapArgs(p));
+  const disk = String(p.diskBytes);
+  if (p.tools.helper) {
+    const args = [
+      'start',
+      ...entryArgs(p.limits),
+      p.dir,
+      disk,
+      p.layersDir,
+      lowerdir,
+      p.copyUpperFrom ?? '-',
+    ];
+    return [p.tools.helper, [...args, '/bin/cp', '--', ...bwrapArgs(p)]];
+  }
+  const script = ['/bin/sh', '-c', startScript(entryScript(p.limits)), 'sandgym-start'];
+  const args = [p.dir, disk, p.layersDir, p.copyUpperFrom ?? '', lowerdir];
+  return [p.tools.unshare, ['--mount', '--propagation', 'private', ...script, ...args, ...bwrapArgs(p)]];
+}
+
+export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
+  const [file, args] = startCommand(p);
   const holder = spawn(file, args, {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
