@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createLocal } from '../local/index.ts';
 import type { LocalProvider } from '../local/local-provider.ts';
-import { localTestSkipReason } from '../local/test-support.ts';
+import { localTestSkipReason, removeTestImage } from '../local/test-support.ts';
 import { buildImage } from './build-image.ts';
 
 const skip = await localTestSkipReason();
@@ -20,7 +20,7 @@ describe('buildImage on the local provider', { skip: skip ?? false, timeout: 120
     await writeFile(join(repo, 'calc.py'), 'def add(a, b):\n    return a - b\n');
   });
   after(async () => {
-    await provider.store.remove(name);
+    await removeTestImage(provider.store, name);
     await provider.close();
     await rm(repo, { recursive: true, force: true });
   });

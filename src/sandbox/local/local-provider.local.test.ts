@@ -9,7 +9,7 @@ import { isConfigError, isSandboxError } from '../../errors.ts';
 import { createLocal } from './index.ts';
 import type { LocalProvider } from './local-provider.ts';
 import { readMeta, writeMeta } from './sandbox-meta.ts';
-import { localTestSkipReason } from './test-support.ts';
+import { localTestSkipReason, removeTestImage } from './test-support.ts';
 
 const skip = await localTestSkipReason();
 const MiB = 1024 * 1024;
@@ -120,6 +120,8 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
     const image = (await provider.store.get('sandgym-test/local-stack:2'))!;
     assert.equal(image.layers.length, 3);
     await Promise.all([s, t, u, f!, g!].map((b) => b.close()));
+    await removeTestImage(provider.store, 'sandgym-test/local-stack:2');
+    await removeTestImage(provider.store, 'sandgym-test/local-stack:1');
   });
 
   it('resolves relative paths and cwd against the workdir', async () => {

@@ -4,7 +4,7 @@ import type Docker from 'dockerode';
 import { connectDocker } from '../images/docker-images.ts';
 import { createLocal } from './index.ts';
 import type { LocalProvider } from './local-provider.ts';
-import { localTestSkipReason } from './test-support.ts';
+import { localTestSkipReason, removeTestImage } from './test-support.ts';
 
 const docker = await connectDocker();
 const skip = (await localTestSkipReason()) ?? (docker ? undefined : 'no Docker engine answered');
@@ -35,7 +35,7 @@ describe('local provider: images from Docker', { skip: skip ?? false, timeout: 9
       .getImage(name)
       .remove()
       .catch(() => {});
-    await provider.store.remove(name);
+    await removeTestImage(provider.store, name);
   });
 
   it('copies an image that only Docker has, once, keeping its Env and WorkingDir', async () => {

@@ -9,3 +9,9 @@ export async function localTestSkipReason(): Promise<string | undefined> {
   }
   return undefined;
 }
+
+/** Removes an image a test made, and the layers only it used. */
+export async function removeTestImage(store: ImageStore, name: string): Promise<void> {
+  const record = await store.remove(name);
+  if (record) await store.pruneLayers(new Set(), { candidates: record.layers, minAgeMs: 0 });
+}
