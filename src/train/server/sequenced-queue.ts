@@ -24,17 +24,19 @@ export class SequencedQueue {
    * refused at once (409), before anything is queued.
    */
   run<T>(seqId: number | undefined, job: () => Promise<T>): Promise<T> {
-    let turn = Promise.resolve();
-    if (seqId !== undefined) {
-      this.checkFresh(seqId);
-      turn = new Promise<void>((release) => this.waiting.set(seqId, release));
+    if (seqId === undefined) return this.enqueue(job);
+    this.checkFresh(seqId);
+    return new Promise<T>((resolve, reject) => {
+      // Enqueued when released, so jobs start in release (seq_id) order.
+      this.waiting.set(seqId, () => this.enqueue(job).then(resolve, reject));
       this.releaseReady();
-    }
-    return turn.then(() => {
-      const result = this.tail.then(job);
-      this.tail = result.catch(() => undefined);
-      return result;
     });
+  }
+
+  private enqueue<T>(job: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(job);
+    this.tail = result.catch(() => undefined);
+    return result;
   }
 
   /** A seq_id whose request was rejected before it could run: its turn passes. */

@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { HttpError } from './http-error.ts';
+import { SessionRegistry } from './session-registry.ts';
+
+test('a session without heartbeats expires and its models are unloaded; a live one stays', async (t) => {
+  const expired: string[][] = [];
+  const sessions = new SessionRegistry(60, (ids) => expired.push(ids));
+  t.after(() => sessions.close());
+  const silent = sessions.create();
+  const alive = sessions.create();
+  sessions.addModel(silent, 'model_1');
+  sessions.addModel(alive, 'model_2');
+  for (let i = 0; i < 8; i++) {
+    await sleep(20);
+    sessions.touch(alive);
+  }
+  assert.deepEqual(expired, [['model_1']]);
+  assert.throws(
+    () => sessions.touch(silent),
+    (e) => e instanceof HttpError && e.status === 404 && /expired after 60 ms/.test(e.message),
+  );
+});
