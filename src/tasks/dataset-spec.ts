@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { BUNDLED } from '../../datasets/bundled/index.ts';
 import { ConfigError } from '../errors.ts';
 import { downloadHubDataset, hubSettingsFromEnv } from './hub-download.ts';
@@ -6,6 +7,8 @@ import { downloadHubDataset, hubSettingsFromEnv } from './hub-download.ts';
 export const BUNDLED_DATASETS: Readonly<Record<string, string>> = {
   swe: BUNDLED.sweJsonl,
   debug: BUNDLED.debugJsonl,
+  micro: fileURLToPath(new URL('../../datasets/micro/train.jsonl', import.meta.url)),
+  'micro-heldout': fileURLToPath(new URL('../../datasets/micro/heldout.jsonl', import.meta.url)),
 };
 
 export interface ResolveOptions {
