@@ -62,7 +62,10 @@ export function registerEngineCommand(program: Command): void {
       'where checkpoints live (tinker:// paths resolve under it)',
       'runs/engine-weights',
     )
-    .option('--threads <n>', 'worker threads per model (default: 2 when the machine has them)')
+    .option(
+      '--threads <n>',
+      'worker threads per model (default: 2 when the machine has them); 1 computes on the server’s own thread, which then answers nothing until each operation ends',
+    )
     .option('--long-poll-seconds <s>', 'how long retrieve_future waits before answering 408', '30')
     .action(async (flags: ServeFlags) => {
       const options = serveOptions(flags);

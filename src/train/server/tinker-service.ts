@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../../errors.ts';
 import type { Datum, LossFnType } from '../engine.ts';
 import { MODEL_PRESETS, type ModelPreset, ReferenceEngine } from '../reference/index.ts';
 import type { FutureResponse, GetInfoResponse } from '../tinker/index.ts';
@@ -20,7 +21,11 @@ export interface TinkerServiceOptions {
   seed?: number;
   /** Where checkpoints live: `<weightsDir>/<model_id>/{weights,sampler_weights}/<name>`. */
   weightsDir: string;
-  /** Worker threads per engine (see ReferenceEngineOptions.threads). */
+  /**
+   * Worker threads per engine (see ReferenceEngineOptions.threads). With 2 or more (the default where
+   * the machine has them) the engines compute in workers; with 1 they compute on the server's own
+   * thread, which then answers nothing (long polls, heartbeats) until each operation ends.
+   */
   threads?: number;
   /** How long retrieve_future waits for a result before answering 408. Default 30 s. */
   longPollMs?: number;
@@ -53,9 +58,8 @@ export class TinkerService {
   constructor(options: TinkerServiceOptions) {
     this.options = options;
     this.preset = options.model ?? 'tiny';
-    if (!MODEL_PRESETS[this.preset]) {
-      throw new HttpError(
-        500,
+    if (!Object.hasOwn(MODEL_PRESETS, this.preset)) {
+      throw new ConfigError(
         `unknown reference model "${this.preset}"; use ${Object.keys(MODEL_PRESETS).join(' or ')}`,
       );
     }

@@ -13,4 +13,4 @@ export {
   type TinkerApiErrorKind,
 } from './tinker-api-error.ts';
 export { TinkerEngine } from './tinker-engine.ts';
-export { type TinkerEngineOptions, tinkerConnectionFromEnv } from './tinker-engine-options.ts';
+export { type TinkerEngineOptions, tinkerOptionsFromConfig } from './tinker-engine-options.ts';

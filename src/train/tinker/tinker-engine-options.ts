@@ -1,3 +1,4 @@
+import type { Config } from '../../config/index.ts';
 import type { RetryPolicy } from '../../llm/index.ts';
 import type { RetrieveOptions } from './retrieve-future.ts';
 
@@ -35,10 +36,19 @@ export interface TinkerEngineOptions {
   fetch?: typeof fetch;
 }
 
-/** The CLI's source of the connection settings: TINKER_BASE_URL and TINKER_API_KEY. */
-export function tinkerConnectionFromEnv(env: Record<string, string | undefined>): {
-  baseUrl?: string;
-  apiKey?: string;
-} {
-  return { baseUrl: env.TINKER_BASE_URL || undefined, apiKey: env.TINKER_API_KEY || undefined };
+/**
+ * The engine's options from the config section `engine.tinker` and the environment, which only the
+ * CLI passes in: TINKER_BASE_URL, when set, overrides `base_url` (whose default points at a local
+ * `sandgym engine serve`), and `api_key` falls back to TINKER_API_KEY, as in the Tinker SDK.
+ */
+export function tinkerOptionsFromConfig(
+  section: Config['engine']['tinker'],
+  env: Record<string, string | undefined>,
+): TinkerEngineOptions {
+  return {
+    baseUrl: env.TINKER_BASE_URL || section.base_url,
+    apiKey: section.api_key ?? (env.TINKER_API_KEY || undefined),
+    baseModel: section.base_model,
+    loraRank: section.lora_rank,
+  };
 }

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tinkerOptionsFromConfig } from './tinker-engine-options.ts';
+
+const section = {
+  base_url: 'http://127.0.0.1:8000',
+  api_key: null,
+  base_model: 'reference-tiny',
+  lora_rank: 32,
+};
+
+test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the config’s key wins over TINKER_API_KEY', () => {
+  assert.deepEqual(tinkerOptionsFromConfig(section, {}), {
+    baseUrl: 'http://127.0.0.1:8000',
+    apiKey: undefined,
+    baseModel: 'reference-tiny',
+    loraRank: 32,
+  });
+  const env = { TINKER_BASE_URL: 'https://tinker.example', TINKER_API_KEY: 'tml-env' };
+  assert.deepEqual(tinkerOptionsFromConfig(section, env), {
+    baseUrl: 'https://tinker.example',
+    apiKey: 'tml-env',
+    baseModel: 'reference-tiny',
+    loraRank: 32,
+  });
+  assert.equal(tinkerOptionsFromConfig({ ...section, api_key: 'tml-config' }, env).apiKey, 'tml-config');
+});
