@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors.ts';
 import type { Datum, LossFnType } from '../engine.ts';
+import { isEngineInputError } from '../errors.ts';
 import { MODEL_PRESETS, type ModelPreset, ReferenceEngine } from '../reference/index.ts';
-import type { FutureResponse, GetInfoResponse } from '../tinker/index.ts';
-import { checkPassData } from './check-pass-data.ts';
+import { type FutureResponse, type GetInfoResponse, parsePassData } from '../tinker/index.ts';
 import { checkpointDir, formatTinkerPath, parseTinkerPath } from './checkpoint-paths.ts';
 import { referenceCapabilities, referenceModelInfo } from './describe-reference-model.ts';
 import { FuturesTable } from './futures-table.ts';
@@ -179,7 +179,7 @@ export class TinkerService {
       const input = 'forward_input' in req ? req.forward_input : req.forward_backward_input;
       const data = input.data as Datum[];
       const lossFn = input.loss_fn as LossFnType;
-      checkPassData(endpoint, data, lossFn, MODEL_PRESETS[this.preset]);
+      this.checkPassData(endpoint, data, lossFn);
       const config = input.loss_fn_config ?? undefined;
       return {
         seqId: req.seq_id,
@@ -189,6 +189,17 @@ export class TinkerService {
             : model.forwardBackward(data, lossFn, config),
       };
     });
+  }
+
+  /** The engine's own batch checks at submission, so a bad batch is a 400 rather than a failed future. */
+  private checkPassData(endpoint: string, data: Datum[], lossFn: LossFnType): void {
+    const c = MODEL_PRESETS[this.preset];
+    try {
+      parsePassData(data, lossFn, c.vocab_size, c.n_ctx);
+    } catch (e) {
+      if (isEngineInputError(e)) throw new HttpError(400, `${endpoint}: ${e.message}`);
+      throw e;
+    }
   }
 
   private optimStep(body: unknown, raw: string): FutureResponse {

@@ -4,6 +4,7 @@
  */
 export { type CheckpointPointer, checkpointName, POINTER_FILE } from './checkpoint-pointer.ts';
 export { loadHfTokenizer } from './hf-engine-tokenizer.ts';
+export { parsePassData } from './parse-pass-data.ts';
 export * from './protocol.ts';
 export { REFERENCE_TOKENIZER_ID } from './resolve-tokenizer.ts';
 export {

@@ -1,6 +1,5 @@
 import { DEFAULT_RETRY_POLICY } from '../../llm/index.ts';
 import { VERSION } from '../../version.ts';
-import { type ParsedDatum, parseDatum } from '../datum.ts';
 import {
   ADAM_DEFAULTS,
   type AdamParams,
@@ -17,11 +16,11 @@ import {
   type TrainingEngine,
 } from '../engine.ts';
 import { CheckpointError, EngineInputError } from '../errors.ts';
-import { LOSS_FNS } from '../loss-fns.ts';
 import { checkpointName, readCheckpointPointer, writeCheckpointPointer } from './checkpoint-pointer.ts';
 import { chooseBaseModel, describeModel } from './describe-model.ts';
 import { mapForwardBackwardOutput } from './map-forward-backward-output.ts';
 import { mapSampleResponse } from './map-sample-response.ts';
+import { parsePassData } from './parse-pass-data.ts';
 import type {
   CreateModelResponse,
   CreateModelResult,
@@ -212,7 +211,7 @@ export class TinkerEngine implements TrainingEngine {
     lossFn: LossFnType,
     lossFnConfig: LossFnConfig | undefined,
   ): Promise<ForwardBackwardOutput> {
-    const parsed = this.checkPass(data, lossFn);
+    const parsed = parsePassData(data, lossFn, this.info!.vocab_size, this.info!.max_seq_len);
     const config = definedEntries(lossFnConfig);
     const input = {
       data,
@@ -221,24 +220,6 @@ export class TinkerEngine implements TrainingEngine {
     };
     const wire = await this.sequenced<WireForwardBackwardOutput>(endpoint, { [inputKey]: input });
     return mapForwardBackwardOutput(wire, parsed, lossFn, config, endpoint);
-  }
-
-  /** The same checks as the reference engine, before anything is sent: a bad batch fails here, clearly. */
-  private checkPass(data: Datum[], lossFn: LossFnType): ParsedDatum[] {
-    if (!LOSS_FNS.includes(lossFn)) {
-      throw new EngineInputError(`unknown loss_fn "${lossFn}"; use one of ${LOSS_FNS.join(', ')}`);
-    }
-    const { vocab_size, max_seq_len } = this.info!;
-    const parsed = data.map((d, i) => parseDatum(d, i, vocab_size, max_seq_len || Number.MAX_SAFE_INTEGER));
-    if (lossFn !== 'cross_entropy') {
-      parsed.forEach((d, i) => {
-        if (!d.logprobs_T || !d.advantages_T)
-          throw new EngineInputError(
-            `datum ${i}: loss_fn "${lossFn}" needs loss_fn_inputs.logprobs and advantages`,
-          );
-      });
-    }
-    return parsed;
   }
 
   async optimStep(adam: AdamParams = {}): Promise<OptimStepOutput> {
