@@ -9,8 +9,8 @@ import { type DiskQuotaSupport, diskQuotaWarning, isDiskQuotaRefusal } from './d
 import { type DockerApi, engineMessage, httpStatus } from './docker-api.ts';
 import type { DockerOptions } from './docker-options.ts';
 import { DockerSandbox, type SandboxHost } from './docker-sandbox.ts';
-import { pullImage, remedy } from './pull-image.ts';
-import { registryAuth } from './registry-auth.ts';
+import { type ImageFacts, ImageSource } from './image-source.ts';
+import { remedy } from './pull-image.ts';
 import { resolveLimits } from './resolve-limits.ts';
 import { imageLabels, sandboxLabels, userLabels } from './sandbox-labels.ts';
 
@@ -30,10 +30,6 @@ interface SandboxRequest {
   network: boolean;
   env: Record<string, string>;
   workdir: string | undefined;
-}
-
-interface ImageFacts {
-  sizeBytes: number;
 }
 
 /** A fork image shared by the forks made from it; removed once the last of them is removed. */
@@ -68,13 +64,14 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
   private readonly hostCpus: number | undefined;
   private readonly live = new Set<DockerSandbox>();
   private readonly removals = new Set<Promise<void>>();
-  private readonly pulls = new Map<string, Promise<void>>();
+  private readonly images: ImageSource;
   private readonly forkImages = new WeakMap<DockerSandbox, ForkImage>();
   private closing: Promise<void> | undefined;
 
   constructor(init: DockerProviderInit) {
     this.api = init.api;
     this.options = init.options;
+    this.images = new ImageSource(init.api, init.options);
     this.runId = init.runId;
     this.storageDriver = init.storageDriver;
     this.diskQuota = init.diskQuota;
@@ -90,12 +87,12 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
   async create(options: CreateSandboxOptions): Promise<DockerSandbox> {
     this.assertOpen();
     const request = this.resolveRequest(options);
-    const image = await this.ensureImage(request, options.signal);
+    const image = await this.images.ensure(request.imageRef, request.image, options.signal);
     return this.createSandbox(request, image, options.signal);
   }
 
   async hasImage(image: string): Promise<boolean> {
-    return (await this.inspectImage(normalizeImageName(image))) !== undefined;
+    return (await this.images.inspect(normalizeImageName(image))) !== undefined;
   }
 
   gc(options: GcOptions = {}): Promise<GcReport> {
@@ -129,7 +126,7 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
     };
     let facts: ImageFacts | undefined;
     try {
-      facts = await this.inspectImage(forkImage.ref);
+      facts = await this.images.inspect(forkImage.ref);
       if (!facts)
         throw new SandboxError(parent.id, `fork image ${forkImage.ref} vanished right after the commit`);
     } catch (e) {
@@ -187,47 +184,6 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
     };
     containerSpec({ ...request, image: request.imageRef }); // throws ConfigError for a bad env or workdir
     return request;
-  }
-
-  private async ensureImage(request: SandboxRequest, signal?: AbortSignal): Promise<ImageFacts> {
-    const present = await this.inspectImage(request.imageRef, signal);
-    if (present) return present;
-    let pull = this.pulls.get(request.imageRef);
-    if (!pull) {
-      pull = this.pull(request.imageRef, request.image).finally(() => this.pulls.delete(request.imageRef));
-      this.pulls.set(request.imageRef, pull);
-    }
-    await pull;
-    const pulled = await this.inspectImage(request.imageRef, signal);
-    if (!pulled) {
-      throw new SandboxError(
-        undefined,
-        `image "${request.image}" is missing even after a pull; ${remedy(request.image)}`,
-      );
-    }
-    return pulled;
-  }
-
-  private async pull(imageRef: string, displayName: string): Promise<void> {
-    await pullImage(this.api, imageRef, {
-      displayName,
-      auth: await registryAuth(imageRef, this.options.dockerConfigPath),
-      onProgress: this.options.onPullProgress,
-      timeoutMs: this.options.pullTimeoutMs,
-      idleMs: this.options.pullIdleMs,
-    });
-  }
-
-  private async inspectImage(imageRef: string, signal?: AbortSignal): Promise<ImageFacts | undefined> {
-    try {
-      const info = await this.api.call('image inspect', () => this.api.docker.getImage(imageRef).inspect(), {
-        signal,
-      });
-      return { sizeBytes: info.Size };
-    } catch (e) {
-      if (httpStatus(e) === 404) return undefined;
-      throw e;
-    }
   }
 
   private async createSandbox(

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 
-/** Images the docker tests can run on, best first: the real base image, else the scratch one. */
-const CANDIDATE_IMAGES = ['sandgym/base', 'sandgym/scratch-test'];
+/** The image the docker tests run on (built by "sandgym images build base"). */
+const TEST_IMAGE = 'sandgym/base';
 
 export interface DockerTestEnvironment {
   /** Why the docker tests must skip, or undefined when an engine answers and an image is there. */
@@ -22,15 +22,13 @@ export async function dockerTestEnvironment(): Promise<DockerTestEnvironment> {
       image: '',
     };
   }
-  for (const image of CANDIDATE_IMAGES) {
-    const found = await docker
-      .getImage(image)
-      .inspect()
-      .then(
-        () => true,
-        () => false,
-      );
-    if (found) return { skip: undefined, image };
-  }
-  return { skip: 'no sandgym/base image in Docker; run "sandgym images build base"', image: '' };
+  const found = await docker
+    .getImage(TEST_IMAGE)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
+  if (found) return { skip: undefined, image: TEST_IMAGE };
+  return { skip: `no ${TEST_IMAGE} image in Docker; run "sandgym images build base"`, image: '' };
 }

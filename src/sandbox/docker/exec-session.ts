@@ -49,11 +49,12 @@ export async function openExec(
     });
   try {
     const exec = await whilePaused(() => api.call('exec create', create, { signal, sandboxId }), signal);
-    const socket = (await api.call(
-      'exec start',
-      (abortSignal) =>
-        exec.start({ hijack: true, stdin: request.stdin, abortSignal } as Docker.ExecStartOptions),
-      { signal, sandboxId },
+    const start = (abortSignal: AbortSignal) =>
+      exec.start({ hijack: true, stdin: request.stdin, abortSignal } as Docker.ExecStartOptions);
+    // The pause can also fall between create and start.
+    const socket = (await whilePaused(
+      () => api.call('exec start', start, { signal, sandboxId }),
+      signal,
     )) as Duplex;
     return { exec, socket };
   } catch (e) {

@@ -39,16 +39,8 @@ export async function runExec(target: ExecTarget, request: ExecRequest): Promise
   );
   const closed = socketClosed(socket);
 
-  let stopReason: 'timeout' | 'abort' | 'flood' | undefined;
-  let releaseWait: () => void = () => {};
-  const gaveUp = new Promise<void>((resolve) => {
-    releaseWait = resolve;
-  });
-  const stop = (reason: 'timeout' | 'abort' | 'flood') => {
-    if (stopReason) return;
-    stopReason = reason;
-    void killProcessTree(target, marker).finally(() => setTimeout(releaseWait, CLOSE_GRACE_MS).unref());
-  };
+  const stopper = createStopper(target, marker);
+  const stop = stopper.stop;
 
   const parse = createExecStreamParser((stream, payload) => {
     capture.push(stream, payload);
@@ -70,7 +62,7 @@ export async function runExec(target: ExecTarget, request: ExecRequest): Promise
   request.signal?.addEventListener('abort', onAbort, { once: true });
   if (request.signal?.aborted) stop('abort');
   try {
-    await Promise.race([closed, gaveUp]);
+    await Promise.race([closed, stopper.gaveUp]);
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', onAbort);
@@ -78,6 +70,7 @@ export async function runExec(target: ExecTarget, request: ExecRequest): Promise
   }
 
   const output = capture.result();
+  const stopReason = stopper.reason();
   if (stopReason === 'abort') throw request.signal?.reason;
   const exitCode = stopReason === 'timeout' ? TIMEOUT_EXIT_CODE : await execExitCode(target, exec);
   if (exitCode === undefined) {
@@ -95,6 +88,29 @@ export async function runExec(target: ExecTarget, request: ExecRequest): Promise
     timedOut: stopReason === 'timeout',
     truncated: output.truncated || stopReason === 'flood',
     durationMs: Math.round(performance.now() - started),
+  };
+}
+
+type StopReason = 'timeout' | 'abort' | 'flood';
+
+/**
+ * Ends a command once, for the first reason that comes: kills its process tree, then gives its output
+ * stream a grace period to close (`gaveUp` resolves after it, in case the engine never closes it).
+ */
+function createStopper(target: ExecTarget, marker: string) {
+  let reason: StopReason | undefined;
+  let giveUp: () => void = () => {};
+  const gaveUp = new Promise<void>((resolve) => {
+    giveUp = resolve;
+  });
+  return {
+    gaveUp,
+    reason: () => reason,
+    stop(why: StopReason) {
+      if (reason) return;
+      reason = why;
+      void killProcessTree(target, marker).finally(() => setTimeout(giveUp, CLOSE_GRACE_MS).unref());
+    },
   };
 }
 
