@@ -49,8 +49,8 @@ export function registerEngineCommand(program: Command): void {
   engine
     .command('serve')
     .description(
-      'Serve the reference engine over the Tinker API (JSON under /api/v1), so the tinker engine, or the ' +
-        'Tinker Python SDK, trains it over HTTP. Runs until interrupted.',
+      'Serve the reference engine over the Tinker API (JSON under /api/v1), so the tinker engine ' +
+        '(trainer.engine=tinker, TINKER_BASE_URL) trains it over HTTP. Runs until interrupted.',
     )
     .option('--port <n>', 'port to listen on; 0 picks a free one', '8000')
     .option('--host <address>', 'address to bind; anything but loopback wants --api-key', '127.0.0.1')

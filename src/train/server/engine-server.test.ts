@@ -14,7 +14,7 @@ interface Answer {
   body: Record<string, Json>;
 }
 
-/** The Tinker API as raw HTTP: what any client (the Python SDK included) sends. */
+/** The Tinker API as raw HTTP, as any client sends it. */
 function api(server: EngineServer) {
   const call = async (
     method: string,

@@ -22,11 +22,12 @@ export interface EngineServerOptions extends TinkerServiceOptions {
 }
 
 /** Endpoints whose repeats are harmless and whose answers need no caching. */
-const NOT_CACHED = new Set(['retrieve_future', 'session_heartbeat', 'telemetry']);
+const NOT_CACHED = new Set(['retrieve_future', 'session_heartbeat']);
 
 /**
  * `sandgym engine serve`: the reference engine behind the Tinker API (JSON over HTTP, under /api/v1),
- * so the `tinker` client, or the Python SDK, trains it as it would train on Tinker or SkyRL tx.
+ * so the `tinker` client trains it as it would train on Tinker or SkyRL tx. JSON only: the Python SDK
+ * from 0.25 sends forward_backward as protobuf, which this server does not read.
  */
 export class EngineServer {
   readonly service: TinkerService;

@@ -87,9 +87,6 @@ export class TinkerService {
       create_sampling_session: (b) => this.createSamplingSession(b),
       asample: (b) => this.sample(b),
       retrieve_future: (b, _raw, signal) => this.retrieveFuture(b, signal),
-      // The Python SDK's start-up handshake and telemetry, answered as SkyRL tx does.
-      'client/config': () => ({ pjwt_auth_enabled: false }),
-      telemetry: () => ({ status: 'accepted' }),
     };
   }
 
