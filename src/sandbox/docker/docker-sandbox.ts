@@ -145,6 +145,10 @@ export class DockerSandbox implements Sandbox, ExecTarget {
     return this.host.fork(this, n);
   }
 
+  /**
+   * `docker commit` to `image`. Besides the filesystem, the image keeps the sandbox's env and sandgym's
+   * entrypoint (commit merges the container's config and cannot drop keys); every create sets both anew.
+   */
   async snapshot(image: string): Promise<void> {
     this.assertOpen();
     const ref = normalizeImageName(image);
