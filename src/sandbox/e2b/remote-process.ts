@@ -1,0 +1,84 @@
+import type { EnvdClient } from './envd-client.ts';
+import {
+  type ProcessConfig,
+  type ProcessEvent,
+  parseProcessEvent,
+  type StartRequest,
+} from './process-messages.ts';
+import { RpcError } from './rpc-error.ts';
+
+/**
+ * One process started through envd's `process.Process/Start`: its event stream (read under the read
+ * deadline), and the unary calls that feed its stdin and signal it. `abort()` drops the stream, which
+ * envd takes as the client going away, not as a kill.
+ */
+export class RemoteProcess {
+  private readonly controller: AbortController;
+
+  private constructor(
+    private readonly envd: EnvdClient,
+    readonly pid: number,
+    private readonly events: AsyncGenerator<unknown>,
+    controller: AbortController,
+  ) {
+    this.controller = controller;
+  }
+
+  static async start(
+    envd: EnvdClient,
+    process: ProcessConfig,
+    o: { stdin: boolean; deadlineMs?: number; signal?: AbortSignal | undefined },
+  ): Promise<RemoteProcess> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(o.signal?.reason);
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    const request: StartRequest = { process, stdin: o.stdin };
+    try {
+      const events = await envd.stream('process.Process/Start', request, {
+        ...(o.deadlineMs !== undefined && { deadlineMs: o.deadlineMs }),
+        signal: controller.signal,
+      });
+      const first = await events.next();
+      if (first.done) throw new RpcError('unavailable', 'the process stream ended before its start event');
+      const event = parseProcessEvent(first.value);
+      if (event.type !== 'start') throw new RpcError('internal', `expected a start event, got ${event.type}`);
+      controller.signal.addEventListener('abort', () => o.signal?.removeEventListener('abort', onAbort));
+      return new RemoteProcess(envd, event.pid, events, controller);
+    } catch (e) {
+      o.signal?.removeEventListener('abort', onAbort);
+      controller.abort();
+      throw e;
+    }
+  }
+
+  /** Data and end events, in order; keepalives only reset the read deadline. */
+  async *output(): AsyncGenerator<Exclude<ProcessEvent, { type: 'keepalive' | 'start' }>> {
+    for await (const message of this.events) {
+      const event = parseProcessEvent(message);
+      if (event.type === 'data' || event.type === 'end') yield event;
+    }
+  }
+
+  sendInput(bytes: Uint8Array): Promise<unknown> {
+    return this.envd.unary('process.Process/SendInput', {
+      process: { pid: this.pid },
+      input: { stdin: Buffer.from(bytes).toString('base64') },
+    });
+  }
+
+  closeStdin(): Promise<unknown> {
+    return this.envd.unary('process.Process/CloseStdin', { process: { pid: this.pid } });
+  }
+
+  signal(signal: 'SIGKILL' | 'SIGTERM'): Promise<unknown> {
+    return this.envd.unary('process.Process/SendSignal', {
+      process: { pid: this.pid },
+      signal: signal === 'SIGKILL' ? 'SIGNAL_SIGKILL' : 'SIGNAL_SIGTERM',
+    });
+  }
+
+  /** Drops the event stream (and its connection). */
+  abort(): void {
+    this.controller.abort();
+  }
+}

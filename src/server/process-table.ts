@@ -1,0 +1,42 @@
+import type { ProcessConfig, ProcessSelector } from '../sandbox/e2b/index.ts';
+import type { SandboxProcess } from '../sandbox/index.ts';
+
+/** A process started through `process.Process/Start` that has not ended yet. */
+export interface ServedProcess {
+  /** The server's handle of the process (not a pid inside the sandbox: the providers hide those). */
+  pid: number;
+  config: ProcessConfig;
+  tag: string | undefined;
+  proc: SandboxProcess;
+  stdinOpen: boolean;
+}
+
+/** The running processes of one sandbox, by handle and tag. */
+export class ProcessTable {
+  private nextPid = 1;
+  private readonly byPid = new Map<number, ServedProcess>();
+
+  add(
+    proc: SandboxProcess,
+    config: ProcessConfig,
+    tag: string | undefined,
+    stdinOpen: boolean,
+  ): ServedProcess {
+    const served: ServedProcess = { pid: this.nextPid++, config, tag, proc, stdinOpen };
+    this.byPid.set(served.pid, served);
+    return served;
+  }
+
+  find(selector: ProcessSelector): ServedProcess | undefined {
+    if ('pid' in selector) return this.byPid.get(selector.pid);
+    return [...this.byPid.values()].find((p) => p.tag === selector.tag);
+  }
+
+  remove(pid: number): void {
+    this.byPid.delete(pid);
+  }
+
+  list(): ServedProcess[] {
+    return [...this.byPid.values()];
+  }
+}
