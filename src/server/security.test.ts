@@ -1,0 +1,340 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { encodeEnvelope, encodeJsonEnvelope } from '../sandbox/e2b/index.ts';
+import { localTestSkipReason } from '../sandbox/local/test-support.ts';
+import {
+  type CreatedForTest,
+  createSandbox,
+  envdHeaders,
+  rawRequest,
+  runInSandbox,
+} from './testing/http-client.ts';
+import { startTestServer, type TestServer } from './testing/test-server.ts';
+
+const KEY_A = 'sgk_security-test-key-a';
+const KEY_B = 'sgk_security-test-key-b';
+const MAX_UPLOAD = 1024 * 1024;
+const skip = await localTestSkipReason();
+
+describe('sandgym serve security', { skip: skip ?? false, timeout: 300_000 }, () => {
+  let t: TestServer;
+  let a: CreatedForTest;
+  let b: CreatedForTest;
+  const json = { 'Content-Type': 'application/json' };
+
+  before(async () => {
+    t = await startTestServer({
+      keys: [KEY_A, KEY_B],
+      maxUploadBytes: MAX_UPLOAD,
+      maxJsonBytes: 64 * 1024,
+      headersTimeoutMs: 500,
+      requestTimeoutMs: 3000,
+    });
+    a = await createSandbox(t.url, KEY_A);
+    b = await createSandbox(t.url, KEY_B);
+    await runInSandbox(t.url, a, 'echo original > /tmp/marker');
+  });
+  after(() => t?.close());
+
+  async function markerOfA(): Promise<string> {
+    return runInSandbox(t.url, a, 'cat /tmp/marker');
+  }
+
+  describe('API keys', () => {
+    for (const [name, headers] of [
+      ['no key', {}],
+      ['a wrong key', { 'X-API-Key': 'sgk_not-a-key' }],
+    ] as const) {
+      it(`${name}: 401 on every lifecycle call, nothing created, listed or killed`, async () => {
+        const before = t.server.sandboxCount;
+        const calls = [
+          rawRequest(`${t.url}/sandboxes`, {
+            method: 'POST',
+            headers: { ...headers, ...json },
+            body: '{"templateID":"sandgym/base"}',
+          }),
+          rawRequest(`${t.url}/v2/sandboxes`, { headers }),
+          rawRequest(`${t.url}/sandboxes/${a.sandboxID}`, { method: 'DELETE', headers }),
+          rawRequest(`${t.url}/sandboxes/${a.sandboxID}/timeout`, {
+            method: 'POST',
+            headers: { ...headers, ...json },
+            body: '{"timeout":0}',
+          }),
+        ];
+        for (const r of await Promise.all(calls)) {
+          assert.equal(r.status, 401);
+          assert.equal(r.json().code, 401);
+          assert.match(String(r.json().message), /API key|X-API-Key/);
+        }
+        assert.equal(t.server.sandboxCount, before);
+        assert.equal(await markerOfA(), 'original\n');
+      });
+    }
+
+    it("another key's sandbox is not found (404) for every call, and stays untouched", async () => {
+      const h = { 'X-API-Key': KEY_B, ...json };
+      const id = a.sandboxID;
+      for (const [method, path, body] of [
+        ['GET', `/sandboxes/${id}`, undefined],
+        ['DELETE', `/sandboxes/${id}`, undefined],
+        ['POST', `/sandboxes/${id}/timeout`, '{"timeout":0}'],
+        ['POST', `/sandboxes/${id}/connect`, '{"timeout":10}'],
+        ['POST', `/sandboxes/${id}/fork`, '{"count":1}'],
+        ['POST', `/sandboxes/${id}/snapshots`, '{"name":"stolen"}'],
+      ] as const) {
+        const r = await rawRequest(`${t.url}${path}`, { method, headers: h, ...(body && { body }) });
+        assert.equal(r.status, 404, `${method} ${path}`);
+        assert.match(String(r.json().message), /not found/);
+      }
+      const listed = (await rawRequest(`${t.url}/sandboxes`, { headers: h })).json() as unknown as {
+        sandboxID: string;
+      }[];
+      assert.deepEqual(
+        listed.map((s) => s.sandboxID),
+        [b.sandboxID],
+      );
+      assert.equal(await markerOfA(), 'original\n', "A's sandbox still runs, unchanged");
+    });
+
+    it("another key's snapshots cannot be started", async () => {
+      const snap = await rawRequest(`${t.url}/sandboxes/${a.sandboxID}/snapshots`, {
+        method: 'POST',
+        headers: { 'X-API-Key': KEY_A, ...json },
+        body: '{"name":"private"}',
+      });
+      assert.equal(snap.status, 201);
+      const snapshotID = String(snap.json().snapshotID);
+      const r = await rawRequest(`${t.url}/sandboxes`, {
+        method: 'POST',
+        headers: { 'X-API-Key': KEY_B, ...json },
+        body: JSON.stringify({ templateID: snapshotID }),
+      });
+      assert.equal(r.status, 404);
+      const own = await createSandbox(t.url, KEY_A, { templateID: snapshotID });
+      assert.equal(await runInSandbox(t.url, own, 'cat /tmp/marker'), 'original\n');
+      await rawRequest(`${t.url}/sandboxes/${own.sandboxID}`, {
+        method: 'DELETE',
+        headers: { 'X-API-Key': KEY_A },
+      });
+    });
+  });
+
+  describe('envd access tokens', () => {
+    it("no token, a wrong token, or another sandbox's token: 401, nothing written", async () => {
+      for (const token of ['', 'wrong', b.envdAccessToken]) {
+        const r = await rawRequest(`${t.url}/files?path=/tmp/marker`, {
+          method: 'POST',
+          headers: { ...envdHeaders(a, token), 'Content-Type': 'application/octet-stream' },
+          body: 'overwritten',
+        });
+        assert.equal(r.status, 401, `token "${token}"`);
+        const start = await rawRequest(`${t.url}/process.Process/Start`, {
+          method: 'POST',
+          headers: { ...envdHeaders(a, token), 'Content-Type': 'application/connect+json' },
+          body: encodeJsonEnvelope({ process: { cmd: '/bin/sh', args: ['-c', 'echo pwned > /tmp/marker'] } }),
+        });
+        assert.equal(start.status, 401);
+      }
+      assert.equal(await markerOfA(), 'original\n');
+    });
+
+    it('an unknown sandbox answers 502 (gone), as E2B does', async () => {
+      const r = await rawRequest(`${t.url}/health`, {
+        headers: envdHeaders({ ...a, sandboxID: 'deadbeef0000' }),
+      });
+      assert.equal(r.status, 502);
+      assert.match(String(r.json().message), /not found/);
+    });
+
+    it('the routing header must be well formed', async () => {
+      const r = await rawRequest(`${t.url}/health`, {
+        headers: { 'E2b-Sandbox-Id': '../../etc', 'X-Access-Token': 'x' },
+      });
+      assert.equal(r.status, 400);
+    });
+  });
+
+  describe('paths stay inside the sandbox', () => {
+    const secretDir = join(tmpdir(), `sandgym-secret-${randomBytes(6).toString('hex')}`);
+    const secret = join(secretDir, 'secret.txt');
+    before(async () => {
+      await rm(secretDir, { recursive: true, force: true });
+      await import('node:fs/promises').then((fs) => fs.mkdir(secretDir));
+      await writeFile(secret, 'HOST SECRET');
+      await runInSandbox(t.url, a, 'ln -s / /tmp/root-link');
+    });
+    after(() => rm(secretDir, { recursive: true, force: true }));
+
+    it('reads through .., absolute paths and planted symlinks never see host files', async () => {
+      for (const path of [secret, `../../../../..${secret}`, `/tmp/root-link${secret}`, `~/../..${secret}`]) {
+        const r = await rawRequest(`${t.url}/files?path=${encodeURIComponent(path)}`, {
+          headers: envdHeaders(a),
+        });
+        assert.ok(!r.body.toString().includes('HOST SECRET'), `read the host's file through ${path}`);
+        assert.equal(r.status, 404, path);
+      }
+      const listing = await rawRequest(`${t.url}/filesystem.Filesystem/ListDir`, {
+        method: 'POST',
+        headers: { ...envdHeaders(a), ...json },
+        body: JSON.stringify({ path: `../../../..${secretDir}`, depth: 1 }),
+      });
+      assert.equal(listing.status, 404);
+    });
+
+    it('writes through .. land inside the sandbox, never on the host', async () => {
+      const target = join(tmpdir(), `sandgym-escape-${randomBytes(6).toString('hex')}`);
+      const r = await rawRequest(`${t.url}/files?path=${encodeURIComponent(`../../../../..${target}`)}`, {
+        method: 'POST',
+        headers: { ...envdHeaders(a), 'Content-Type': 'application/octet-stream' },
+        body: 'escaped?',
+      });
+      assert.equal(r.status, 200);
+      await assert.rejects(stat(target), 'no file on the host');
+      assert.equal(await runInSandbox(t.url, a, `cat ${target}`), 'escaped?');
+    });
+  });
+
+  describe('request size limits', () => {
+    const upload = (headers: Record<string, string>, body: Buffer) =>
+      rawRequest(`${t.url}/files?path=/tmp/big.bin`, {
+        method: 'POST',
+        headers: { ...envdHeaders(a), 'Content-Type': 'application/octet-stream', ...headers },
+        body,
+      });
+
+    it('refuses an upload over the limit (413) and leaves no partial file', async () => {
+      const r = await upload({}, randomBytes(2 * MAX_UPLOAD));
+      assert.equal(r.status, 413);
+      assert.equal(
+        await runInSandbox(t.url, a, 'test -e /tmp/big.bin && echo present || echo absent'),
+        'absent\n',
+      );
+    });
+
+    it('counts decoded bytes: a small gzip body that inflates past the limit is refused', async () => {
+      const bomb = gzipSync(Buffer.alloc(8 * MAX_UPLOAD));
+      assert.ok(bomb.length < MAX_UPLOAD / 10);
+      const r = await upload({ 'Content-Encoding': 'gzip' }, bomb);
+      assert.equal(r.status, 413);
+    });
+
+    it('refuses multipart and JSON bodies over their limits', async () => {
+      const form = new FormData();
+      form.append('file', new Blob([randomBytes(2 * MAX_UPLOAD)]), '/tmp/big.bin');
+      const multipart = await fetch(`${t.url}/files`, {
+        method: 'POST',
+        headers: envdHeaders(a),
+        body: form,
+      });
+      assert.equal(multipart.status, 413);
+      const big = await rawRequest(`${t.url}/sandboxes`, {
+        method: 'POST',
+        headers: { 'X-API-Key': KEY_A, ...json },
+        body: JSON.stringify({ templateID: 'sandgym/base', metadata: { pad: 'x'.repeat(128 * 1024) } }),
+      });
+      assert.equal(big.status, 413);
+    });
+  });
+
+  describe('malformed requests get clear 4xx answers', () => {
+    const h = { 'X-API-Key': KEY_A, ...json };
+
+    it('malformed or non-object JSON in the lifecycle API: 400 naming the problem', async () => {
+      for (const [body, pattern] of [
+        ['{"templateID": ', /malformed JSON/],
+        ['[1,2]', /must be an object/],
+        ['{"templateID": 7}', /templateID/],
+        ['{"templateID": "sandgym/base", "timeout": -5}', /timeout/],
+        [
+          '{"templateID": "sandgym/base", "metadata": {"sandgym.limit.memory-bytes": "lots"}}',
+          /memory-bytes/,
+        ],
+      ] as const) {
+        const r = await rawRequest(`${t.url}/sandboxes`, { method: 'POST', headers: h, body });
+        assert.equal(r.status, 400, body);
+        assert.match(String(r.json().message), pattern);
+      }
+    });
+
+    it('malformed JSON in a unary RPC: 400 invalid_argument', async () => {
+      const r = await rawRequest(`${t.url}/filesystem.Filesystem/Stat`, {
+        method: 'POST',
+        headers: { ...envdHeaders(a), ...json },
+        body: '{"path": ',
+      });
+      assert.equal(r.status, 400);
+      assert.equal(r.json().code, 'invalid_argument');
+    });
+
+    it('malformed Connect envelopes: 4xx, never a hang or a 500', async () => {
+      const good = encodeJsonEnvelope({ process: { cmd: 'true' } });
+      const cases: [string, Buffer, string, number][] = [
+        [
+          'a length beyond the body',
+          Buffer.concat([Buffer.from([0, 0, 0, 1, 0]), Buffer.from('{}')]),
+          'connect+json',
+          400,
+        ],
+        ['the compressed flag', encodeEnvelope(Buffer.from('{}'), 1), 'connect+json', 400],
+        ['unknown flags', encodeEnvelope(Buffer.from('{}'), 0x80), 'connect+json', 400],
+        ['two messages', Buffer.concat([good, good]), 'connect+json', 400],
+        ['bad JSON inside', encodeEnvelope(Buffer.from('{nope')), 'connect+json', 400],
+        ['a huge declared length', Buffer.from([0, 0xff, 0xff, 0xff, 0xff]), 'connect+json', 429],
+        ['the proto codec', good, 'connect+proto', 415],
+      ];
+      for (const [name, body, codec, status] of cases) {
+        const r = await rawRequest(`${t.url}/process.Process/Start`, {
+          method: 'POST',
+          headers: { ...envdHeaders(a), 'Content-Type': `application/${codec}` },
+          body,
+        });
+        assert.equal(r.status, status, name);
+        assert.ok(typeof r.json().message === 'string' && String(r.json().message).length > 0, name);
+      }
+    });
+  });
+
+  describe('slow and idle connections', () => {
+    for (const [name, sent] of [
+      ['a connection that sends nothing', ''],
+      ['a connection that never finishes its headers', 'POST /sandboxes HTTP/1.1\r\nHost: x\r\n'],
+    ] as const) {
+      it(`closes ${name} after the headers timeout`, async () => {
+        const started = Date.now();
+        const closed = await new Promise<number>((resolve, reject) => {
+          const socket = connect(new URL(t.url).port ? Number(new URL(t.url).port) : 80, '127.0.0.1', () => {
+            if (sent) socket.write(sent);
+          });
+          socket.on('data', () => {});
+          socket.on('error', () => {});
+          socket.on('close', () => resolve(Date.now() - started));
+          setTimeout(() => reject(new Error('still open after 10 s')), 10_000).unref();
+        });
+        assert.ok(closed >= 400, `closed after ${closed} ms`);
+      });
+    }
+
+    it('closes a request whose body never completes after the request timeout', async () => {
+      const started = Date.now();
+      const closed = await new Promise<number>((resolve, reject) => {
+        const socket = connect(Number(new URL(t.url).port), '127.0.0.1', () => {
+          socket.write(
+            `POST /sandboxes HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY_A}\r\nContent-Type: application/json\r\n` +
+              'Content-Length: 100\r\n\r\n{"templ',
+          );
+        });
+        socket.on('data', () => {});
+        socket.on('error', () => {});
+        socket.on('close', () => resolve(Date.now() - started));
+        setTimeout(() => reject(new Error('still open after 15 s')), 15_000).unref();
+      });
+      assert.ok(closed >= 2000, `closed after ${closed} ms`);
+    });
+  });
+});
