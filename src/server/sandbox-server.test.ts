@@ -50,9 +50,11 @@ describe('sandgym serve lifecycle', { skip: skip ?? false, timeout: 300_000 }, (
       204,
     );
     assert.ok((await createSandbox(t.url, KEY)).sandboxID, 'a killed sandbox frees its slot');
-    const listed = (await rawRequest(`${t.url}/sandboxes`, { headers: h })).json() as unknown as {
-      sandboxID: string;
-    }[];
+    const listed = (await rawRequest(`${t.url}/sandboxes`, { headers: h })).json<
+      {
+        sandboxID: string;
+      }[]
+    >();
     assert.equal(listed.length, 2);
     for (const s of listed)
       await rawRequest(`${t.url}/sandboxes/${s.sandboxID}`, { method: 'DELETE', headers: h });
@@ -68,7 +70,7 @@ describe('sandgym serve lifecycle', { skip: skip ?? false, timeout: 300_000 }, (
       headers: h,
     });
     assert.deepEqual(
-      (listed.json() as unknown as { sandboxID: string }[]).map((s) => s.sandboxID),
+      listed.json<{ sandboxID: string }[]>().map((s) => s.sandboxID),
       [x.sandboxID],
     );
     const page1 = await rawRequest(`${t.url}/v2/sandboxes?limit=1`, { headers: h });
@@ -76,7 +78,7 @@ describe('sandgym serve lifecycle', { skip: skip ?? false, timeout: 300_000 }, (
     assert.ok(token);
     const page2 = await rawRequest(`${t.url}/v2/sandboxes?limit=1&nextToken=${token}`, { headers: h });
     assert.equal(page2.headers.get('x-next-token'), null);
-    const ids = [...page1.json(), ...page2.json()] as unknown as { sandboxID: string }[];
+    const ids = [...page1.json<{ sandboxID: string }[]>(), ...page2.json<{ sandboxID: string }[]>()];
     assert.deepEqual(new Set(ids.map((s) => s.sandboxID)), new Set([x.sandboxID, y.sandboxID]));
     for (const s of [x, y])
       await rawRequest(`${t.url}/sandboxes/${s.sandboxID}`, { method: 'DELETE', headers: h });

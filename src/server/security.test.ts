@@ -92,9 +92,11 @@ describe('sandgym serve security', { skip: skip ?? false, timeout: 300_000 }, ()
         assert.equal(r.status, 404, `${method} ${path}`);
         assert.match(String(r.json().message), /not found/);
       }
-      const listed = (await rawRequest(`${t.url}/sandboxes`, { headers: h })).json() as unknown as {
-        sandboxID: string;
-      }[];
+      const listed = (await rawRequest(`${t.url}/sandboxes`, { headers: h })).json<
+        {
+          sandboxID: string;
+        }[]
+      >();
       assert.deepEqual(
         listed.map((s) => s.sandboxID),
         [b.sandboxID],

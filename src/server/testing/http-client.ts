@@ -5,7 +5,7 @@ export interface RawAnswer {
   status: number;
   headers: Headers;
   body: Buffer;
-  json(): Record<string, unknown>;
+  json<T = Record<string, unknown>>(): T;
 }
 
 export async function rawRequest(
@@ -18,7 +18,12 @@ export async function rawRequest(
     ...(init.body !== undefined && { body: init.body }),
   });
   const body = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body,
+    json: <T>() => JSON.parse(body.toString('utf8')) as T,
+  };
 }
 
 /** A sandbox as a test sees it: its id and envd access token (from the create answer). */
@@ -38,7 +43,7 @@ export async function createSandbox(
     body: JSON.stringify({ templateID: 'sandgym/base', timeout: 300, ...body }),
   });
   if (r.status !== 201) throw new Error(`create: HTTP ${r.status}: ${r.body}`);
-  return r.json() as unknown as CreatedForTest;
+  return r.json<CreatedForTest>();
 }
 
 /** Headers that route a request to a sandbox's envd. */
