@@ -3,6 +3,7 @@ import { registerEngineCommand } from './engine.ts';
 import { registerGcCommand } from './gc.ts';
 import { registerImagesCommand } from './images.ts';
 import { registerRunCommand } from './run.ts';
+import { registerServeCommand } from './serve.ts';
 import { registerValidateCommand } from './validate.ts';
 
 /** Each command lives in its own file and adds itself here. */
@@ -11,5 +12,6 @@ export function registerCommands(program: Command): void {
   registerGcCommand(program);
   registerRunCommand(program);
   registerValidateCommand(program);
+  registerServeCommand(program);
   registerEngineCommand(program);
 }
