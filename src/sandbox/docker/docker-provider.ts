@@ -199,7 +199,15 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
       if (forkImage) this.releaseForkImage(forkImage);
       throw e;
     }
-    const sandbox = new DockerSandbox(this, { ...request, container });
+    const enforcedLimits =
+      this.diskLimitEnforced === false
+        ? (['memoryBytes', 'pids', 'cpus', 'outputBytes'] as const)
+        : undefined;
+    const sandbox = new DockerSandbox(this, {
+      ...request,
+      container,
+      ...(enforcedLimits ? { enforcedLimits } : {}),
+    });
     if (forkImage) this.forkImages.set(sandbox, forkImage);
     this.live.add(sandbox);
     try {

@@ -44,6 +44,8 @@ export interface DockerSandboxInit {
   labels: Record<string, string>;
   limits: SandboxLimits;
   ttlMs: number;
+  /** Set when the engine cannot enforce every limit (no disk quota on overlay2/ext4). */
+  enforcedLimits?: readonly (keyof SandboxLimits)[];
   network: boolean;
   env: Record<string, string>;
   workdir?: string | undefined;
@@ -56,6 +58,7 @@ export class DockerSandbox implements Sandbox, ExecTarget {
   readonly image: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly limits: Readonly<SandboxLimits>;
+  readonly enforcedLimits: readonly (keyof SandboxLimits)[] | undefined;
   readonly container: Docker.Container;
   /** How it was made, so that forks are made the same way. */
   readonly init: Readonly<DockerSandboxInit>;
@@ -71,6 +74,7 @@ export class DockerSandbox implements Sandbox, ExecTarget {
     this.image = init.image;
     this.labels = Object.freeze({ ...init.labels });
     this.limits = Object.freeze({ ...init.limits });
+    this.enforcedLimits = init.enforcedLimits;
   }
 
   get api(): DockerApi {
