@@ -81,8 +81,21 @@ export function sendRpcError(res: ServerResponse, error: RpcError, status = erro
   res.end(body);
 }
 
+/**
+ * How long messages may wait to share one write. A short command's start, output and end then leave in
+ * one or two writes instead of four, which halves the syscalls and wake-ups on both ends; a streaming
+ * reader sees its output at most this much later.
+ */
+const COALESCE_MS = 2;
+/** Buffered bytes past which messages are written at once. */
+const COALESCE_BYTES = 64 * 1024;
+
 /** The response side of a server-streaming call. */
 export class ServerStream {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
+
   constructor(private readonly res: ServerResponse) {
     res.writeHead(200, { 'Content-Type': 'application/connect+json' });
   }
@@ -92,10 +105,25 @@ export class ServerStream {
     return !this.res.destroyed && !this.res.writableEnded;
   }
 
-  /** Sends one message; false when the client's buffer is full (wait for `drained()`). */
+  /** Queues one message; false when the client's buffer is full (wait for `drained()`). */
   send(message: unknown): boolean {
     if (!this.open) return true;
-    return this.res.write(encodeJsonEnvelope(message));
+    const envelope = encodeJsonEnvelope(message);
+    this.pending.push(envelope);
+    this.pendingBytes += envelope.length;
+    if (this.pendingBytes >= COALESCE_BYTES) return this.flush();
+    this.flushTimer ??= setTimeout(() => this.flush(), COALESCE_MS);
+    return !this.res.writableNeedDrain;
+  }
+
+  private flush(): boolean {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.length === 0 || !this.open) return !this.res.writableNeedDrain;
+    const chunk = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    return this.res.write(chunk);
   }
 
   drained(): Promise<void> {
@@ -111,10 +139,14 @@ export class ServerStream {
     });
   }
 
-  /** Ends the stream with its end-of-stream message, carrying `error` if the call failed. */
-  end(error?: RpcError): void {
+  /** Sends what is queued, `last` (if any) and the end-of-stream message carrying `error`, in one write. */
+  end(last: unknown, error?: RpcError): void {
+    clearTimeout(this.flushTimer);
     if (!this.open) return;
-    this.res.end(encodeJsonEnvelope(error ? { error: error.toJSON() } : {}, ENVELOPE_END_STREAM));
+    if (last !== undefined) this.pending.push(encodeJsonEnvelope(last));
+    this.pending.push(encodeJsonEnvelope(error ? { error: error.toJSON() } : {}, ENVELOPE_END_STREAM));
+    this.res.end(Buffer.concat(this.pending));
+    this.pending = [];
   }
 }
 

@@ -26,15 +26,11 @@ export async function streamProcess(
   const stream = new ServerStream(res);
   const pipes = [proc.stdout, proc.stderr];
   stream.send(processEventJson({ type: 'start', pid: served.pid }));
-  let keepalive: NodeJS.Timeout | undefined;
-  const armKeepalive = () => {
-    clearTimeout(keepalive);
-    keepalive = setTimeout(() => {
-      stream.send(processEventJson({ type: 'keepalive' }));
-      armKeepalive();
-    }, o.keepaliveMs);
-  };
-  armKeepalive();
+  // Restarted (not recreated) by every message, so it fires only after keepaliveMs of silence.
+  const keepalive = setTimeout(function beat() {
+    stream.send(processEventJson({ type: 'keepalive' }));
+    keepalive.refresh();
+  }, o.keepaliveMs);
   let deadlineHit = false;
   const deadline =
     o.deadlineMs === undefined
@@ -49,7 +45,7 @@ export async function streamProcess(
   ] as const) {
     pipe.on('data', (bytes: Buffer) => {
       if (!stream.open) return;
-      armKeepalive();
+      keepalive.refresh();
       if (stream.send(processEventJson({ type: 'data', stream: name, bytes }))) return;
       for (const p of pipes) p.pause();
       void stream.drained().then(() => {
@@ -63,8 +59,8 @@ export async function streamProcess(
   try {
     const exit = await proc.exited;
     await pipesSettled(pipes);
-    stream.send(processEventJson({ type: 'end', ...endEventOf(exit) }));
     stream.end(
+      processEventJson({ type: 'end', ...endEventOf(exit) }),
       deadlineHit
         ? new RpcError(
             'deadline_exceeded',
@@ -96,8 +92,14 @@ function pipesSettled(pipes: Readable[]): Promise<void> {
       clearTimeout(timer);
       timer = setTimeout(() => {
         if (pipes.some((p) => p.isPaused())) return arm();
-        for (const p of open()) p.destroy();
-        finish();
+        // A loaded event loop can run this timer before the poll that reads what the process wrote
+        // before it exited; one turn later that output has been read (and re-armed the timer).
+        const armedAt = timer;
+        setImmediate(() => {
+          if (timer !== armedAt) return;
+          for (const p of open()) p.destroy();
+          finish();
+        });
       }, PIPE_GRACE_MS);
     };
     const check = () => {

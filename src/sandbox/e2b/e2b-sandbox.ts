@@ -58,7 +58,9 @@ export class E2BSandbox implements Sandbox, TransferHost {
   private readonly api: E2BApiClient;
   private readonly envdUrl: string;
   private readonly owner: E2BSandboxOwner;
-  /** Streams of running commands, dropped on close. */
+  /** Aborted on close: running commands end, and their callers get a SandboxError. */
+  private readonly lifetime = new AbortController();
+  /** Streams of spawned commands, dropped on close. */
   private readonly running = new Set<{ abort(): void }>();
   private closing: Promise<void> | undefined;
 
@@ -83,26 +85,19 @@ export class E2BSandbox implements Sandbox, TransferHost {
 
   async exec(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
     const argv = this.usableArgv(command, options.env);
-    const controller = new AbortController();
-    const handle = { abort: () => controller.abort(new SandboxError(this.id, 'this sandbox was closed')) };
-    this.running.add(handle);
-    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-    try {
-      return await runRemoteExec({
-        envd: this.envd,
-        argv,
-        cwd: options.cwd ?? this.workdir,
-        env: options.env,
-        stdin: options.stdin,
-        timeoutMs: options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
-        maxOutputBytes: options.maxOutputBytes ?? this.limits.outputBytes,
-        signal,
-        signalTree: (execId, sig) => this.signalTree(execId, sig),
-        streamFailure: (e) => this.failure(e, 'the command stream failed'),
-      });
-    } finally {
-      this.running.delete(handle);
-    }
+    const lifetime = this.lifetime.signal;
+    return runRemoteExec({
+      envd: this.envd,
+      argv,
+      cwd: options.cwd ?? this.workdir,
+      env: options.env,
+      stdin: options.stdin,
+      timeoutMs: options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
+      maxOutputBytes: options.maxOutputBytes ?? this.limits.outputBytes,
+      signal: options.signal ? AbortSignal.any([options.signal, lifetime]) : lifetime,
+      signalTree: (execId, sig) => this.signalTree(execId, sig),
+      streamFailure: (e) => this.failure(e, 'the command stream failed'),
+    });
   }
 
   async spawn(command: string | readonly string[], options: SpawnOptions = {}): Promise<SandboxProcess> {
@@ -186,6 +181,7 @@ export class E2BSandbox implements Sandbox, TransferHost {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.lifetime.abort(new SandboxError(this.id, 'this sandbox was closed'));
       for (const r of [...this.running]) r.abort();
       try {
         await this.api.kill(this.id);

@@ -37,8 +37,13 @@ export class HttpTransport {
         method: req.method,
         headers: req.headers,
         agent: this.agents[protocol],
-        ...(req.signal && { signal: req.signal }),
       });
+      // Not http's own `signal` option: that one can still destroy the pooled socket after the exchange
+      // ended, when another request may be using it. Aborting here ends only this exchange.
+      const signal = req.signal;
+      const onAbort = () => outgoing.destroy(abortReason(signal!));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      outgoing.once('close', () => signal?.removeEventListener('abort', onAbort));
       const timer = setTimeout(() => {
         outgoing.destroy(
           new SandgymError(
@@ -71,6 +76,12 @@ export class HttpTransport {
   }
 }
 
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new SandgymError(`aborted: ${String(signal.reason)}`);
+}
+
 /** Reads a whole response body, failing past `maxBytes` or when it stalls for `idleMs`. */
 export async function readBody(res: IncomingMessage, maxBytes: number, idleMs: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -91,30 +102,23 @@ export async function readBody(res: IncomingMessage, maxBytes: number, idleMs: n
  * only while waiting on the network, so a slow consumer never trips it.
  */
 export async function* withIdleDeadline(res: IncomingMessage, idleMs: number): AsyncGenerator<Buffer> {
-  const iterator = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let waiting = false;
+  const timer = setTimeout(() => {
+    if (waiting) res.destroy(new StreamIdleError(describe(res), idleMs));
+  }, idleMs);
   try {
+    const iterator = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     for (;;) {
-      let timer: NodeJS.Timeout | undefined;
-      const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const error = new StreamIdleError(describe(res), idleMs);
-          res.destroy(error);
-          reject(error);
-        }, idleMs);
-      });
-      const next = iterator.next();
-      // After a deadline the pending read rejects too; that rejection is already reported.
-      next.catch(() => {});
-      let step: IteratorResult<Buffer>;
-      try {
-        step = await Promise.race([next, idle]);
-      } finally {
-        clearTimeout(timer);
-      }
+      // One timer for the whole stream, restarted each time a read begins (even after it fired idle).
+      timer.refresh();
+      waiting = true;
+      const step = await iterator.next();
+      waiting = false;
       if (step.done) return;
       yield step.value;
     }
   } finally {
+    clearTimeout(timer);
     if (!res.complete) res.destroy();
   }
 }

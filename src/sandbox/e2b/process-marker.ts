@@ -7,8 +7,12 @@ import { randomBytes } from 'node:crypto';
  */
 export const EXEC_MARKER = 'SANDGYM_EXEC_ID';
 
+/** Random per process, so ids of commands started by different clients never collide. */
+const ID_PREFIX = randomBytes(6).toString('hex');
+let nextId = 0;
+
 export function newExecId(): string {
-  return randomBytes(8).toString('hex');
+  return `${ID_PREFIX}${(nextId++).toString(36)}`;
 }
 
 /**

@@ -13,16 +13,16 @@ import { RpcError } from './rpc-error.ts';
  * envd takes as the client going away, not as a kill.
  */
 export class RemoteProcess {
-  private readonly controller: AbortController;
+  private ended = false;
 
   private constructor(
     private readonly envd: EnvdClient,
     readonly pid: number,
     private readonly events: AsyncGenerator<unknown>,
-    controller: AbortController,
-  ) {
-    this.controller = controller;
-  }
+    private readonly controller: AbortController,
+    /** Detaches from the caller's signal; called once the stream is over. */
+    private readonly release: () => void,
+  ) {}
 
   static async start(
     envd: EnvdClient,
@@ -32,6 +32,7 @@ export class RemoteProcess {
     const controller = new AbortController();
     const onAbort = () => controller.abort(o.signal?.reason);
     o.signal?.addEventListener('abort', onAbort, { once: true });
+    const release = () => o.signal?.removeEventListener('abort', onAbort);
     const request: StartRequest = { process, stdin: o.stdin };
     try {
       const events = await envd.stream('process.Process/Start', request, {
@@ -42,10 +43,9 @@ export class RemoteProcess {
       if (first.done) throw new RpcError('unavailable', 'the process stream ended before its start event');
       const event = parseProcessEvent(first.value);
       if (event.type !== 'start') throw new RpcError('internal', `expected a start event, got ${event.type}`);
-      controller.signal.addEventListener('abort', () => o.signal?.removeEventListener('abort', onAbort));
-      return new RemoteProcess(envd, event.pid, events, controller);
+      return new RemoteProcess(envd, event.pid, events, controller, release);
     } catch (e) {
-      o.signal?.removeEventListener('abort', onAbort);
+      release();
       controller.abort();
       throw e;
     }
@@ -53,9 +53,14 @@ export class RemoteProcess {
 
   /** Data and end events, in order; keepalives only reset the read deadline. */
   async *output(): AsyncGenerator<Exclude<ProcessEvent, { type: 'keepalive' | 'start' }>> {
-    for await (const message of this.events) {
-      const event = parseProcessEvent(message);
-      if (event.type === 'data' || event.type === 'end') yield event;
+    try {
+      for await (const message of this.events) {
+        const event = parseProcessEvent(message);
+        if (event.type === 'data' || event.type === 'end') yield event;
+      }
+    } finally {
+      this.ended = true;
+      this.release();
     }
   }
 
@@ -77,8 +82,10 @@ export class RemoteProcess {
     });
   }
 
-  /** Drops the event stream (and its connection). */
+  /** Drops the event stream (and its connection), unless it is already over. */
   abort(): void {
+    if (this.ended) return;
+    this.release();
     this.controller.abort();
   }
 }

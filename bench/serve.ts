@@ -1,0 +1,148 @@
+/**
+ * npm run bench:serve — `sandgym serve` against the local provider it wraps, in one run.
+ *
+ * For 1, 16 and 64 concurrent clients: sandbox creates per second, and the p50 round trip of a small
+ * exec (`echo hi`), once through the server (the e2b provider over HTTP to `sandgym serve` running as its
+ * own process on a free port, as it is deployed) and once in-process (a local provider called
+ * directly). The phases alternate so that load from elsewhere hits both alike. Then the official `e2b`
+ * SDK's script runs against the server. The last line printed is one line of JSON; timings are only
+ * comparable within one run.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createE2BProvider } from '../src/sandbox/e2b/index.ts';
+import type { Sandbox, SandboxProvider } from '../src/sandbox/index.ts';
+import { createLocalProvider } from '../src/sandbox/local/index.ts';
+import { addApiKey } from '../src/server/index.ts';
+import { runOfficialSdkScript } from '../src/server/testing/official-sdk-script.ts';
+
+const IMAGE = 'sandgym/base';
+const CONCURRENCY = [1, 16, 64] as const;
+/** Creates per client in the creates phase, and execs per client in the exec phase. */
+const CREATES_PER_CLIENT: Record<number, number> = { 1: 20, 16: 3, 64: 2 };
+const EXECS_PER_CLIENT: Record<number, number> = { 1: 60, 16: 12, 64: 6 };
+const WARMUP = 5;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const round = (x: number) => Math.round(x * 100) / 100;
+
+/** Creates per second with `clients` creating at once; the sandboxes are closed after the clock stops. */
+async function createsPerSecond(provider: SandboxProvider, clients: number): Promise<number> {
+  const made: Sandbox[] = [];
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = 0; i < CREATES_PER_CLIENT[clients]!; i++)
+        made.push(await provider.create({ image: IMAGE }));
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  await Promise.all(made.map((s) => s.close()));
+  return made.length / seconds;
+}
+
+/**
+ * p50 of `echo hi` round trips, `clients` at once, each client in its own sandbox; `wrong` counts execs
+ * that did not return `hi` (they are left out of the p50, and reported).
+ */
+async function execP50Ms(
+  provider: SandboxProvider,
+  clients: number,
+): Promise<{ p50: number; wrong: number }> {
+  const sandboxes = await Promise.all(
+    Array.from({ length: clients }, () => provider.create({ image: IMAGE })),
+  );
+  const latencies: number[] = [];
+  let wrong = 0;
+  try {
+    await Promise.all(
+      sandboxes.map(async (s) => {
+        for (let i = 0; i < EXECS_PER_CLIENT[clients]!; i++) {
+          const t0 = performance.now();
+          const r = await s.exec(['echo', 'hi']);
+          if (r.stdout === 'hi\n' && r.exitCode === 0) latencies.push(performance.now() - t0);
+          else wrong++;
+        }
+      }),
+    );
+  } finally {
+    await Promise.all(sandboxes.map((s) => s.close()));
+  }
+  return { p50: median(latencies), wrong };
+}
+
+async function warmUp(provider: SandboxProvider): Promise<void> {
+  const s = await provider.create({ image: IMAGE });
+  for (let i = 0; i < WARMUP; i++) await s.exec(['echo', 'hi']);
+  await s.close();
+}
+
+/** Starts `sandgym serve` on a free port; resolves with its URL once it says it listens. */
+async function startServe(keysFile: string): Promise<{ url: string; child: ChildProcess }> {
+  const bin = fileURLToPath(new URL('../bin/sandgym.js', import.meta.url));
+  const args = ['serve', '--port', '0', '--keys-file', keysFile, '--max-sandboxes-per-key', '512'];
+  const child = spawn(process.execPath, [bin, ...args, '--creates-per-second', '10000'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (b: Buffer) => {
+      log += b.toString();
+      const m = /sandgym serve: (http:\/\/\S+) /.exec(log);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`sandgym serve exited ${code}: ${log}`)));
+    setTimeout(() => reject(new Error(`sandgym serve did not start within 60 s: ${log}`)), 60_000).unref();
+  });
+  return { url, child };
+}
+
+const keysDir = await mkdtemp(join(tmpdir(), 'sandgym-bench-serve-'));
+const { key } = await addApiKey(join(keysDir, 'keys'), 'bench');
+const server = await startServe(join(keysDir, 'keys'));
+const viaServer = await createE2BProvider(
+  { options: { apiKey: key, apiUrl: server.url, sandboxUrl: server.url } },
+  {},
+);
+const inProcess = await createLocalProvider();
+const results: Record<string, number | boolean> = {};
+try {
+  await warmUp(viaServer);
+  await warmUp(inProcess);
+  for (const c of CONCURRENCY) {
+    const local = await createsPerSecond(inProcess, c);
+    const served = await createsPerSecond(viaServer, c);
+    const localExec = await execP50Ms(inProcess, c);
+    const servedExec = await execP50Ms(viaServer, c);
+    results[`creates_per_s_c${c}`] = round(served);
+    results[`inprocess_creates_per_s_c${c}`] = round(local);
+    results[`exec_p50_ms_c${c}`] = round(servedExec.p50);
+    results[`inprocess_exec_p50_ms_c${c}`] = round(localExec.p50);
+    results[`exec_overhead_ratio_c${c}`] = round(servedExec.p50 / localExec.p50);
+    results[`exec_wrong_output_c${c}`] = servedExec.wrong;
+    results[`inprocess_exec_wrong_output_c${c}`] = localExec.wrong;
+    results[`create_overhead_ratio_c${c}`] = round(local / served);
+    process.stdout.write(
+      `c=${String(c).padStart(2)}  creates/s ${served.toFixed(1)} served vs ${local.toFixed(1)} in-process;  ` +
+        `exec p50 ${servedExec.p50.toFixed(2)} ms served vs ${localExec.p50.toFixed(2)} ms in-process ` +
+        `(×${(servedExec.p50 / localExec.p50).toFixed(2)}); wrong output ${servedExec.wrong} served, ` +
+        `${localExec.wrong} in-process\n`,
+    );
+  }
+  results.overhead_ratio_vs_inprocess = results.exec_overhead_ratio_c16!;
+  const checks = await runOfficialSdkScript({ url: server.url, apiKey: key, template: IMAGE });
+  for (const c of checks.filter((x) => !x.ok))
+    process.stdout.write(`SDK check failed: ${c.name}: ${c.detail}\n`);
+  results.e2b_sdk_conformance = checks.length > 0 && checks.every((c) => c.ok);
+} finally {
+  await viaServer.close();
+  await inProcess.close();
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+  await rm(keysDir, { recursive: true, force: true });
+}
+process.stdout.write(`${JSON.stringify(results)}\n`);
