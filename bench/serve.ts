@@ -4,7 +4,8 @@
  * For 1, 16 and 64 concurrent clients: sandbox creates per second, and the p50 round trip of a small
  * exec (`echo hi`), once through the server (the e2b provider over HTTP to `sandgym serve` running as its
  * own process on a free port, as it is deployed) and once in-process (a local provider called
- * directly). The phases alternate so that load from elsewhere hits both alike. Then the official `e2b`
+ * directly). The two alternate, in ROUNDS rounds whose order flips each time, and each figure pools its
+ * rounds, so that load from elsewhere on the host hits both alike. Then the official `e2b`
  * SDK's script runs against the server. The last line printed is one line of JSON; timings are only
  * comparable within one run.
  */
@@ -25,12 +26,16 @@ const CONCURRENCY = [1, 16, 64] as const;
 const CREATES_PER_CLIENT: Record<number, number> = { 1: 20, 16: 3, 64: 2 };
 const EXECS_PER_CLIENT: Record<number, number> = { 1: 60, 16: 12, 64: 6 };
 const WARMUP = 5;
+const ROUNDS = 3;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number) => Math.round(x * 100) / 100;
 
-/** Creates per second with `clients` creating at once; the sandboxes are closed after the clock stops. */
-async function createsPerSecond(provider: SandboxProvider, clients: number): Promise<number> {
+/** Times `clients` creating at once; the sandboxes are closed after the clock stops. */
+async function timeCreates(
+  provider: SandboxProvider,
+  clients: number,
+): Promise<{ count: number; seconds: number }> {
   const made: Sandbox[] = [];
   const t0 = performance.now();
   await Promise.all(
@@ -41,17 +46,17 @@ async function createsPerSecond(provider: SandboxProvider, clients: number): Pro
   );
   const seconds = (performance.now() - t0) / 1000;
   await Promise.all(made.map((s) => s.close()));
-  return made.length / seconds;
+  return { count: made.length, seconds };
 }
 
 /**
- * p50 of `echo hi` round trips, `clients` at once, each client in its own sandbox; `wrong` counts execs
- * that did not return `hi` (they are left out of the p50, and reported).
+ * Round trips of `echo hi`, `clients` at once, each client in its own sandbox; `wrong` counts execs that
+ * did not return `hi` (left out of the latencies, and reported).
  */
-async function execP50Ms(
+async function timeExecs(
   provider: SandboxProvider,
   clients: number,
-): Promise<{ p50: number; wrong: number }> {
+): Promise<{ latencies: number[]; wrong: number }> {
   const sandboxes = await Promise.all(
     Array.from({ length: clients }, () => provider.create({ image: IMAGE })),
   );
@@ -71,7 +76,23 @@ async function execP50Ms(
   } finally {
     await Promise.all(sandboxes.map((s) => s.close()));
   }
-  return { p50: median(latencies), wrong };
+  return { latencies, wrong };
+}
+
+interface Pooled {
+  creates: number;
+  createSeconds: number;
+  latencies: number[];
+  wrong: number;
+}
+
+async function measure(provider: SandboxProvider, clients: number, into: Pooled): Promise<void> {
+  const created = await timeCreates(provider, clients);
+  into.creates += created.count;
+  into.createSeconds += created.seconds;
+  const execs = await timeExecs(provider, clients);
+  into.latencies.push(...execs.latencies);
+  into.wrong += execs.wrong;
 }
 
 async function warmUp(provider: SandboxProvider): Promise<void> {
@@ -113,23 +134,32 @@ try {
   await warmUp(viaServer);
   await warmUp(inProcess);
   for (const c of CONCURRENCY) {
-    const local = await createsPerSecond(inProcess, c);
-    const served = await createsPerSecond(viaServer, c);
-    const localExec = await execP50Ms(inProcess, c);
-    const servedExec = await execP50Ms(viaServer, c);
-    results[`creates_per_s_c${c}`] = round(served);
-    results[`inprocess_creates_per_s_c${c}`] = round(local);
-    results[`exec_p50_ms_c${c}`] = round(servedExec.p50);
-    results[`inprocess_exec_p50_ms_c${c}`] = round(localExec.p50);
-    results[`exec_overhead_ratio_c${c}`] = round(servedExec.p50 / localExec.p50);
-    results[`exec_wrong_output_c${c}`] = servedExec.wrong;
-    results[`inprocess_exec_wrong_output_c${c}`] = localExec.wrong;
-    results[`create_overhead_ratio_c${c}`] = round(local / served);
+    const local: Pooled = { creates: 0, createSeconds: 0, latencies: [], wrong: 0 };
+    const served: Pooled = { creates: 0, createSeconds: 0, latencies: [], wrong: 0 };
+    for (let r = 0; r < ROUNDS; r++) {
+      const order: [SandboxProvider, Pooled][] = [
+        [inProcess, local],
+        [viaServer, served],
+      ];
+      for (const [provider, into] of r % 2 === 0 ? order : order.reverse()) await measure(provider, c, into);
+    }
+    const [localRate, servedRate] = [
+      local.creates / local.createSeconds,
+      served.creates / served.createSeconds,
+    ];
+    const [localP50, servedP50] = [median(local.latencies), median(served.latencies)];
+    results[`creates_per_s_c${c}`] = round(servedRate);
+    results[`inprocess_creates_per_s_c${c}`] = round(localRate);
+    results[`create_overhead_ratio_c${c}`] = round(localRate / servedRate);
+    results[`exec_p50_ms_c${c}`] = round(servedP50);
+    results[`inprocess_exec_p50_ms_c${c}`] = round(localP50);
+    results[`exec_overhead_ratio_c${c}`] = round(servedP50 / localP50);
+    results[`exec_wrong_output_c${c}`] = served.wrong;
+    results[`inprocess_exec_wrong_output_c${c}`] = local.wrong;
     process.stdout.write(
-      `c=${String(c).padStart(2)}  creates/s ${served.toFixed(1)} served vs ${local.toFixed(1)} in-process;  ` +
-        `exec p50 ${servedExec.p50.toFixed(2)} ms served vs ${localExec.p50.toFixed(2)} ms in-process ` +
-        `(×${(servedExec.p50 / localExec.p50).toFixed(2)}); wrong output ${servedExec.wrong} served, ` +
-        `${localExec.wrong} in-process\n`,
+      `c=${String(c).padStart(2)}  creates/s ${servedRate.toFixed(1)} served vs ${localRate.toFixed(1)} in-process;  ` +
+        `exec p50 ${servedP50.toFixed(2)} ms served vs ${localP50.toFixed(2)} ms in-process ` +
+        `(×${(servedP50 / localP50).toFixed(2)}); wrong output ${served.wrong} served, ${local.wrong} in-process\n`,
     );
   }
   results.overhead_ratio_vs_inprocess = results.exec_overhead_ratio_c16!;

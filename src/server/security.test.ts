@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { encodeEnvelope, encodeJsonEnvelope } from '../sandbox/e2b/index.ts';
+import { ImageStore, resolveHome } from '../sandbox/images/index.ts';
 import { localTestSkipReason } from '../sandbox/local/test-support.ts';
+import { hashApiKey } from './api-keys.ts';
 import {
   type CreatedForTest,
   createSandbox,
@@ -40,7 +42,13 @@ describe('sandgym serve security', { skip: skip ?? false, timeout: 300_000 }, ()
     b = await createSandbox(t.url, KEY_B);
     await runInSandbox(t.url, a, 'echo original > /tmp/marker');
   });
-  after(() => t?.close());
+  after(async () => {
+    await t?.close();
+    // The snapshot test leaves its image in key A's namespace of the local image store.
+    await new ImageStore(resolveHome()).remove(
+      `sandgym-serve/${hashApiKey(KEY_A).slice(0, 16)}/private:latest`,
+    );
+  });
 
   async function markerOfA(): Promise<string> {
     return runInSandbox(t.url, a, 'cat /tmp/marker');

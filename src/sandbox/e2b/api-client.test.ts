@@ -92,7 +92,7 @@ describe('E2B lifecycle API client', () => {
 
   it('404 on a sandbox: it expired or was killed (retryable); kill of a gone sandbox is false', async () => {
     answer = { status: 404, body: { code: 404, message: 'sandbox not found' } };
-    await assert.rejects(api.setTimeout('abc', 10), (e: unknown) => {
+    await assert.rejects(api.fork('abc', 1, 10), (e: unknown) => {
       assert.ok(isSandboxError(e));
       assert.equal(e.sandboxId, 'abc');
       assert.match(e.message, /expired .* or was killed/);

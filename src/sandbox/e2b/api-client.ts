@@ -70,13 +70,6 @@ export class E2BApiClient {
     return gone !== NOT_FOUND;
   }
 
-  async setTimeout(sandboxId: string, timeoutS: number): Promise<void> {
-    await this.call('POST', `/sandboxes/${encodeURIComponent(sandboxId)}/timeout`, {
-      body: { timeout: timeoutS },
-      context: { action: 'set sandbox timeout', sandboxId },
-    });
-  }
-
   /** One result per fork: the new sandbox or why it failed (E2B `SandboxForkResult`). */
   async fork(sandboxId: string, count: number, timeoutS: number) {
     const results = await this.call('POST', `/sandboxes/${encodeURIComponent(sandboxId)}/fork`, {

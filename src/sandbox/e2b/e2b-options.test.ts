@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isConfigError } from '../../errors.ts';
-import { parseE2BOptions } from './e2b-options.ts';
+import { e2bOptionsFromConfig, parseE2BOptions } from './e2b-options.ts';
 
 describe('e2b provider options', () => {
   it('takes any key format (AGS keys are not e2b_…) and derives the API URL from the domain', () => {
@@ -35,6 +35,26 @@ describe('e2b provider options', () => {
     assert.throws(
       () => parseE2BOptions({ apiKey: 'k', streamIdleTimeoutMs: 10 }, {}),
       (e: unknown) => isConfigError(e) && /streamIdleTimeoutMs/.test(e.message),
+    );
+  });
+
+  it('maps the sandbox.e2b config section, leaving unset keys to the E2B_* variables', () => {
+    const unset = { domain: 'e2b.app', api_url: null, sandbox_url: null, template_map: null };
+    assert.deepEqual(e2bOptionsFromConfig(unset), {});
+    const options = e2bOptionsFromConfig({
+      domain: 'ap-beijing.tencentags.com',
+      api_url: null,
+      sandbox_url: 'http://127.0.0.1:3000',
+      template_map: 'tool_mapping.json',
+    });
+    assert.deepEqual(options, {
+      domain: 'ap-beijing.tencentags.com',
+      sandboxUrl: 'http://127.0.0.1:3000',
+      templateMap: 'tool_mapping.json',
+    });
+    assert.equal(
+      parseE2BOptions(options, { E2B_API_KEY: 'k' }).apiUrl,
+      'https://api.ap-beijing.tencentags.com',
     );
   });
 });

@@ -79,3 +79,24 @@ export function parseE2BOptions(raw: Record<string, unknown> | undefined, env: E
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
+
+/** The `sandbox.e2b` section of the sandgym config (src/config/schema.ts). */
+export interface E2BConfigSection {
+  domain: string;
+  api_url: string | null;
+  sandbox_url: string | null;
+  template_map: string | null;
+}
+
+/**
+ * The provider options that `sandbox.e2b.*` sets, for `createProvider('e2b', {options})`. Unset keys
+ * (null, and the default domain) are left out, so the E2B_* variables still apply to them.
+ */
+export function e2bOptionsFromConfig(c: E2BConfigSection): Record<string, unknown> {
+  return {
+    ...(c.domain !== 'e2b.app' && { domain: c.domain }),
+    ...(c.api_url !== null && { apiUrl: c.api_url }),
+    ...(c.sandbox_url !== null && { sandboxUrl: c.sandbox_url }),
+    ...(c.template_map !== null && { templateMap: c.template_map }),
+  };
+}

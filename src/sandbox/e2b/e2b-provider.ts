@@ -58,10 +58,6 @@ export class E2BProvider implements SandboxProvider, E2BSandboxOwner {
     });
   }
 
-  get sandboxes(): readonly E2BSandbox[] {
-    return [...this.open];
-  }
-
   async create(options: CreateSandboxOptions): Promise<E2BSandbox> {
     options.signal?.throwIfAborted();
     this.assertOpen();

@@ -11,7 +11,12 @@ export {
   encodeJsonEnvelope,
   parseEnvelopeJson,
 } from './connect-envelope.ts';
-export type { E2BEnvironment, E2BOptions } from './e2b-options.ts';
+export {
+  type E2BConfigSection,
+  type E2BEnvironment,
+  type E2BOptions,
+  e2bOptionsFromConfig,
+} from './e2b-options.ts';
 export { DEFAULT_TTL_MS, E2BProvider } from './e2b-provider.ts';
 export { E2BSandbox } from './e2b-sandbox.ts';
 export { LIMIT_METADATA, limitsFromMetadata, limitsToMetadata } from './limit-metadata.ts';
