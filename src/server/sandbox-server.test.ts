@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { encodeJsonEnvelope } from '../sandbox/e2b/index.ts';
 import type { LocalProvider } from '../sandbox/local/index.ts';
@@ -144,6 +145,38 @@ describe('sandgym serve create rate', { skip: skip ?? false, timeout: 120_000 },
       assert.equal(r.status, 429);
       assert.match(String(r.json().message), /1 per second/);
       assert.equal(r.headers.get('retry-after'), '1');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('sandgym serve host routing', { skip: skip ?? false, timeout: 120_000 }, () => {
+  it('routes <port>-<id>.<domain> hosts to the sandbox, and only under its domain', async () => {
+    const t = await startTestServer({ keys: [KEY], domain: 'sandgym.test' });
+    try {
+      const s = await createSandbox(t.url, KEY, { envVars: { GREETING: 'hi' } });
+      const get = (host: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = http.get(
+            `${t.url}/envs`,
+            { headers: { Host: host, 'X-Access-Token': s.envdAccessToken } },
+            (res) => {
+              let body = '';
+              res.on('data', (c) => {
+                body += c;
+              });
+              res.on('end', () => resolve({ status: res.statusCode!, body }));
+            },
+          );
+          req.on('error', reject);
+        });
+      const routed = await get(`49983-${s.sandboxID}.sandgym.test`);
+      assert.deepEqual([routed.status, JSON.parse(routed.body)], [200, { GREETING: 'hi' }]);
+      const elsewhere = await get(`49983-${s.sandboxID}.other.test`);
+      assert.equal(elsewhere.status, 401, 'not a sandbox host: a lifecycle call without a key');
+      const created = await rawRequest(`${t.url}/sandboxes/${s.sandboxID}`, { headers: h });
+      assert.equal(created.json().domain, 'sandgym.test', 'clients learn the domain of sandbox hosts');
     } finally {
       await t.close();
     }

@@ -90,16 +90,26 @@ describe('E2B lifecycle API client', () => {
     });
   });
 
-  it('404 on a sandbox: it expired or was killed (retryable); kill of a gone sandbox is false', async () => {
+  it('404 on a sandbox: it expired or was killed; kill of a gone sandbox is false', async () => {
     answer = { status: 404, body: { code: 404, message: 'sandbox not found' } };
-    await assert.rejects(api.fork('abc', 1, 10), (e: unknown) => {
-      assert.ok(isSandboxError(e));
-      assert.equal(e.sandboxId, 'abc');
-      assert.match(e.message, /expired .* or was killed/);
-      assert.equal(e.isRetryable, true);
-      return true;
-    });
+    await assert.rejects(
+      api.list().then(() => api.fork('abc', 1, 10)),
+      (e: unknown) => {
+        assert.ok(isSandboxError(e));
+        assert.equal(e.sandboxId, 'abc');
+        assert.match(e.message, /expired .* or was killed, or this server does not support fork sandbox/);
+        return true;
+      },
+    );
     assert.equal(await api.kill('abc'), false);
+  });
+
+  it('405 or 501: the server does not support the call', async () => {
+    answer = { status: 501, body: { code: 501, message: 'snapshots are not implemented' } };
+    await assert.rejects(
+      api.snapshot('abc', 'name'),
+      (e: unknown) => isSandboxError(e) && /snapshot sandbox is not supported by this server/.test(e.message),
+    );
   });
 
   it('429: quota, with the wait the server asks for (retryable)', async () => {

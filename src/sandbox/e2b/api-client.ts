@@ -74,7 +74,7 @@ export class E2BApiClient {
   async fork(sandboxId: string, count: number, timeoutS: number) {
     const results = await this.call('POST', `/sandboxes/${encodeURIComponent(sandboxId)}/fork`, {
       body: { count, timeout: timeoutS },
-      context: { action: 'fork sandbox', sandboxId },
+      context: { action: 'fork sandbox', sandboxId, optional: true },
     });
     if (!Array.isArray(results)) throw this.malformed('fork sandbox', results);
     return results as { sandbox?: CreatedSandbox; error?: { code: number; message: string } }[];
@@ -83,7 +83,7 @@ export class E2BApiClient {
   async snapshot(sandboxId: string, name: string): Promise<{ snapshotID: string; names: string[] }> {
     const info = (await this.call('POST', `/sandboxes/${encodeURIComponent(sandboxId)}/snapshots`, {
       body: { name },
-      context: { action: 'snapshot sandbox', sandboxId },
+      context: { action: 'snapshot sandbox', sandboxId, optional: true },
     })) as { snapshotID?: unknown; names?: unknown };
     if (typeof info?.snapshotID !== 'string') throw this.malformed('snapshot sandbox', info);
     return { snapshotID: info.snapshotID, names: Array.isArray(info.names) ? info.names : [] };

@@ -10,6 +10,8 @@ export interface ApiCallContext {
   /** For creates: the template asked for, and the image it stands for. */
   template?: string;
   image?: string;
+  /** An endpoint not every E2B-protocol server has (fork, snapshots): a 404 may mean it is missing. */
+  optional?: boolean;
   /** Seconds from a Retry-After header. */
   retryAfterS?: number | undefined;
 }
@@ -38,10 +40,11 @@ export function apiError(status: number, serverMessage: string, c: ApiCallContex
     );
   }
   if (status === 404 && c.sandboxId !== undefined) {
+    const missing = c.optional ? `, or this server does not support ${c.action}` : '';
     return new SandboxError(
       c.sandboxId,
-      `${where}; the sandbox expired (its timeout passed) or was killed; create a new one`,
-      { isRetryable: true },
+      `${where}; the sandbox expired (its timeout passed) or was killed${missing}; create a new one`,
+      { isRetryable: !c.optional },
     );
   }
   if (status === 429) {
