@@ -101,7 +101,11 @@ describe('sandgym serve lifecycle', { skip: skip ?? false, timeout: 300_000 }, (
     assert.equal((await rawRequest(`${t.url}/sandboxes/${moved.sandboxID}`, { headers: h })).status, 200);
     assert.equal(await runInSandbox(t.url, moved, 'echo alive'), 'alive\n');
     const local = t.provider as LocalProvider;
-    assert.ok(!local.sandboxes.some((s) => s.id === short.sandboxID), 'the expired sandbox was closed');
+    // It leaves the registry first (no request can reach it), then its close runs.
+    assert.ok(
+      await waitFor(async () => !local.sandboxes.some((s) => s.id === short.sandboxID)),
+      'the expired sandbox was closed',
+    );
     await rawRequest(`${t.url}/sandboxes/${moved.sandboxID}`, { method: 'DELETE', headers: h });
   });
 });
