@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { encodeJsonEnvelope } from '../sandbox/e2b/index.ts';
 import type { LocalProvider } from '../sandbox/local/index.ts';
 import { localTestSkipReason } from '../sandbox/local/test-support.ts';
@@ -83,6 +84,54 @@ describe('sandgym serve lifecycle', { skip: skip ?? false, timeout: 300_000 }, (
     assert.deepEqual(new Set(ids.map((s) => s.sandboxID)), new Set([x.sandboxID, y.sandboxID]));
     for (const s of [x, y])
       await rawRequest(`${t.url}/sandboxes/${s.sandboxID}`, { method: 'DELETE', headers: h });
+  });
+
+  it('moves files through /files: gzip both ways, multipart with paths, an empty file, a missing one', async () => {
+    const s = await createSandbox(t.url, KEY);
+    try {
+      const text = 'héllo\n'.repeat(1000);
+      const up = await rawRequest(`${t.url}/files?path=${encodeURIComponent('~/docs/a.txt')}`, {
+        method: 'POST',
+        headers: {
+          ...envdHeaders(s),
+          'Content-Type': 'application/octet-stream',
+          'Content-Encoding': 'gzip',
+        },
+        body: gzipSync(text),
+      });
+      assert.deepEqual(up.json(), [{ path: '/root/docs/a.txt', name: 'a.txt', type: 'file' }]);
+      const down = await new Promise<Buffer>((resolve, reject) => {
+        http
+          .get(
+            `${t.url}/files?path=/root/docs/a.txt`,
+            { headers: { ...envdHeaders(s), 'Accept-Encoding': 'gzip' } },
+            (res) => {
+              assert.equal(res.headers['content-encoding'], 'gzip');
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => resolve(Buffer.concat(chunks)));
+            },
+          )
+          .on('error', reject);
+      });
+      assert.equal(gunzipSync(down).toString(), text);
+      const form = new FormData();
+      form.append('file', new Blob(['one']), '/tmp/m/one.txt');
+      form.append('file', new Blob(['']), 'empty.txt');
+      const multi = await fetch(`${t.url}/files`, { method: 'POST', headers: envdHeaders(s), body: form });
+      assert.deepEqual(
+        ((await multi.json()) as { path: string }[]).map((e) => e.path),
+        ['/tmp/m/one.txt', '/root/empty.txt'],
+      );
+      const empty = await rawRequest(`${t.url}/files?path=/root/empty.txt`, { headers: envdHeaders(s) });
+      assert.deepEqual([empty.status, empty.headers.get('content-length'), empty.body.length], [200, '0', 0]);
+      const missing = await rawRequest(`${t.url}/files?path=/nope`, { headers: envdHeaders(s) });
+      assert.deepEqual([missing.status, missing.json().message], [404, "path '/nope' does not exist"]);
+      const dir = await rawRequest(`${t.url}/files?path=/tmp`, { headers: envdHeaders(s) });
+      assert.equal(dir.status, 400);
+    } finally {
+      await rawRequest(`${t.url}/sandboxes/${s.sandboxID}`, { method: 'DELETE', headers: h });
+    }
   });
 
   it('kills a sandbox at its timeout, and a later timeout call moves the end', async () => {
