@@ -20,6 +20,8 @@ export interface EpisodeOptions {
   sampler: Sampler;
   /** Names the policy or model in the trajectory. */
   policy: string;
+  /** Seeds the sampler's turns (seed + turn index), for reproducible sampling at any concurrency. */
+  seed?: number;
   /** A sandbox already prepared for this task (a fork of a prepared one); closed when the episode ends. */
   sandbox?: Sandbox;
   signal?: AbortSignal;
@@ -80,7 +82,9 @@ export async function runEpisode(o: EpisodeOptions): Promise<Trajectory> {
   }
 
   const timed = timedSandbox(sandbox);
+  const prompts = loadPromptSet(promptNameFor(task, config.agent.prompt));
   const env = new SWEEnv(task, timed.sandbox, {
+    ...(prompts.instruction ? { instructionTemplate: prompts.instruction } : {}),
     config: config.env,
     provider: o.provider,
     gradingSandbox: sandboxCreateOptions(config, task),
@@ -103,7 +107,11 @@ export async function runEpisode(o: EpisodeOptions): Promise<Trajectory> {
         timeoutMs: config.agent.trajectory_timeout_s * 1000,
       },
       toolCallFormat: format,
-      sampling: { temperature: config.llm.temperature, topP: config.llm.top_p },
+      sampling: {
+        temperature: config.llm.temperature,
+        topP: config.llm.top_p,
+        ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      },
       sandboxMs: timed.elapsedMs,
       ...(o.signal ? { signal: o.signal } : {}),
     });

@@ -11,7 +11,7 @@ export interface LoopOptions {
   /** function_calling: tools go in the request; xml: the system prompt describes them, replies hold markup. */
   toolCallFormat: 'function_calling' | 'xml';
   /** Sampling settings sent with every request. */
-  sampling?: { temperature?: number; topP?: number };
+  sampling?: { temperature?: number; topP?: number; seed?: number };
   /** Time spent waiting on the sandbox so far (for the overhead figure); a counter the caller keeps. */
   sandboxMs?: () => number;
   signal?: AbortSignal;
@@ -64,6 +64,7 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
         ...(o.toolCallFormat === 'function_calling' ? { tools: o.env.tools } : {}),
         maxTokens: Math.min(o.budget.maxTokensPerTurn, left),
         ...o.sampling,
+        ...(o.sampling?.seed !== undefined ? { seed: o.sampling.seed + step } : {}),
         signal: turnDeadline.signal,
       });
     } catch (e) {

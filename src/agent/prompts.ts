@@ -2,9 +2,13 @@ import { readYamlFile } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import type { ToolSpec } from '../llm/types.ts';
 
-/** A prompt set: the system prompt; `{{tools}}` is replaced by the tool list when tools travel as text. */
+/**
+ * A prompt set: the system prompt (`{{tools}}` is replaced by the tool list when tools travel as text) and,
+ * optionally, the task instruction's template (see the env's `renderInstruction` for its placeholders).
+ */
 export interface PromptSet {
   system: string;
+  instruction?: string;
 }
 
 const SWE: PromptSet = {
@@ -27,7 +31,16 @@ One tool call per reply.
 {{tools}}`,
 };
 
-const BUILTIN: Record<string, PromptSet> = { swe: SWE, debug: DEBUG };
+/**
+ * For small models trained from scratch (the embedded default): every prompt token costs compute in each
+ * training step, and such a model learns the call syntax from its SFT data, not from instructions.
+ */
+const MICRO: PromptSet = {
+  system: 'Fix the bug with file_editor str_replace, then call finish.',
+  instruction: '{{problem_statement}}',
+};
+
+const BUILTIN: Record<string, PromptSet> = { swe: SWE, debug: DEBUG, micro: MICRO };
 
 /** A built-in prompt set by name, or one read from a YAML file with a `system` key. */
 export function loadPromptSet(nameOrPath: string): PromptSet {
@@ -42,7 +55,10 @@ export function loadPromptSet(nameOrPath: string): PromptSet {
   if (typeof doc.system !== 'string') {
     throw new ConfigError(`prompt file ${nameOrPath}: expected a "system" string`);
   }
-  return { system: doc.system };
+  if (doc.instruction !== undefined && typeof doc.instruction !== 'string') {
+    throw new ConfigError(`prompt file ${nameOrPath}: "instruction" must be a string`);
+  }
+  return { system: doc.system, ...(doc.instruction ? { instruction: doc.instruction } : {}) };
 }
 
 /**

@@ -237,6 +237,14 @@ const trainer = section({
   logger: z.array(z.enum(['console', 'jsonl', 'mlflow'])).default(['console', 'jsonl']),
 });
 
+const sft = section({
+  files: z.array(z.string()).default([]).describe('Trajectory JSONL files to learn from (`sandgym train --sft`).'),
+  only_resolved: z.boolean().default(true).describe('Learn only from trajectories that resolved their task.'),
+  epochs: z.number().int().positive().default(8),
+  batch_size: z.number().int().positive().default(4).describe('Trajectories per optimizer step.'),
+  lr: z.number().positive().default(0.002),
+});
+
 const engine = section({
   reference: section({
     n_layers: z.number().int().positive().default(2),
@@ -253,7 +261,7 @@ const engine = section({
 });
 
 export const configSchema = z
-  .object({ sandbox, data, env, agent, llm, rollout, algorithm, actor, trainer, engine })
+  .object({ sandbox, data, env, agent, llm, rollout, algorithm, actor, sft, trainer, engine })
   .strict();
 
 export type Config = z.infer<typeof configSchema>;

@@ -16,7 +16,16 @@ export interface RolloutOptions {
   /** Finished trajectories are appended here as they end; keys already in it are skipped. */
   store?: TrajectoryStore;
   onTrajectory?: (t: Trajectory) => void;
+  /** Seeds each episode's sampling from this, the task and the sample index: reproducible at any concurrency. */
+  seed?: number;
   signal?: AbortSignal;
+}
+
+/** A 32-bit seed for one episode. */
+export function episodeSeed(base: number, taskId: string, sample: number): number {
+  let h = 2166136261 ^ base;
+  for (const ch of `${taskId}#${sample}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
+  return (h >>> 0) % 2147483647;
 }
 
 export interface RolloutStats {
@@ -176,6 +185,7 @@ export class RolloutEngine {
         provider: this.o.provider,
         sampler: this.o.samplers.forTask(task),
         policy: this.o.samplers.policy,
+        ...(this.o.seed !== undefined ? { seed: episodeSeed(this.o.seed + attempt, task.id, sample) } : {}),
         ...(given ? { sandbox: given } : {}),
         ...(this.o.signal ? { signal: this.o.signal } : {}),
       });

@@ -4,6 +4,7 @@ import { registerGcCommand } from './gc.ts';
 import { registerImagesCommand } from './images.ts';
 import { registerRunCommand } from './run.ts';
 import { registerServeCommand } from './serve.ts';
+import { registerMainCommand, registerTrainCommand } from './train.ts';
 import { registerValidateCommand } from './validate.ts';
 
 /** Each command lives in its own file and adds itself here. */
@@ -12,6 +13,8 @@ export function registerCommands(program: Command): void {
   registerGcCommand(program);
   registerRunCommand(program);
   registerValidateCommand(program);
+  registerTrainCommand(program);
+  registerMainCommand(program);
   registerServeCommand(program);
   registerEngineCommand(program);
 }

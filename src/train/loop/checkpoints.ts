@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TrainingEngine } from '../engine.ts';
+import { CheckpointError } from '../errors.ts';
+
+/** What the loop needs, besides the engine's own state, to continue exactly where it stopped. */
+export interface TrainerState {
+  /** Optimizer steps of the current phase done (the checkpoint is taken after this step). */
+  step: number;
+  /** The phase this checkpoint belongs to (`sft`, `rl`). */
+  phase: string;
+  /** Phases finished, in order. */
+  done: string[];
+  /** Validation results so far, for the curve. */
+  curve: { phase: string; step: number; resolvedRate: number }[];
+  /** Adaptive KL controller coefficient, when one is in use. */
+  klCoef?: number;
+}
+
+export interface Checkpoint {
+  dir: string;
+  engineDir: string;
+  state: TrainerState;
+}
+
+const KEEP = 3;
+
+function name(phase: string, step: number): string {
+  return `${phase}-${String(step).padStart(6, '0')}`;
+}
+
+/**
+ * Saves the engine (weights, optimizer, generator) and the trainer's state as one directory, atomically:
+ * written beside its final name and renamed, then `latest` updated the same way — a kill at any moment
+ * leaves the previous checkpoint intact and `latest` pointing at a complete one. The oldest are pruned.
+ */
+export async function saveCheckpoint(
+  runDir: string,
+  engine: TrainingEngine,
+  state: TrainerState,
+): Promise<Checkpoint> {
+  const root = join(runDir, 'checkpoints');
+  const final = join(root, name(state.phase, state.step));
+  const tmp = `${final}.tmp-${randomBytes(4).toString('hex')}`;
+  await mkdir(tmp, { recursive: true });
+  await engine.saveState(join(tmp, 'engine'));
+  await writeFile(join(tmp, 'trainer.json'), `${JSON.stringify(state, null, 2)}\n`);
+  await rm(final, { recursive: true, force: true });
+  await rename(tmp, final);
+  const pointer = join(root, `latest.tmp-${randomBytes(4).toString('hex')}`);
+  await writeFile(pointer, `${name(state.phase, state.step)}\n`);
+  await rename(pointer, join(root, 'latest'));
+  await prune(root, name(state.phase, state.step));
+  return { dir: final, engineDir: join(final, 'engine'), state };
+}
+
+async function prune(root: string, keep: string): Promise<void> {
+  const entries = (await readdir(root)).filter((e) => /^[a-z]+-\d{6}$/.test(e) && e !== keep);
+  const byAge = entries.sort();
+  for (const old of byAge.slice(0, Math.max(0, byAge.length - (KEEP - 1)))) {
+    await rm(join(root, old), { recursive: true, force: true });
+  }
+  for (const e of await readdir(root))
+    if (e.includes('.tmp-')) await rm(join(root, e), { recursive: true, force: true });
+}
+
+/** The checkpoint `latest` points at, or undefined when the run has none. */
+export async function latestCheckpoint(runDir: string): Promise<Checkpoint | undefined> {
+  const root = join(runDir, 'checkpoints');
+  const pointer = join(root, 'latest');
+  if (!existsSync(pointer)) return undefined;
+  const dir = join(root, (await readFile(pointer, 'utf8')).trim());
+  try {
+    const state = JSON.parse(await readFile(join(dir, 'trainer.json'), 'utf8')) as TrainerState;
+    return { dir, engineDir: join(dir, 'engine'), state };
+  } catch (e) {
+    throw new CheckpointError(
+      `checkpoint ${dir} is unreadable (${(e as Error).message}); remove it or start over`,
+    );
+  }
+}

@@ -1,0 +1,228 @@
+import { join } from 'node:path';
+import type { Trajectory } from '../../agent/types.ts';
+import type { Config } from '../../config/index.ts';
+import type { ChatTemplate } from '../../llm/index.ts';
+import { assembleTrajectory } from '../../rl/index.ts';
+import { RolloutEngine, type RunSummary, summarize, TrajectoryStore } from '../../rollout/index.ts';
+import type { SandboxProvider } from '../../sandbox/index.ts';
+import type { Task } from '../../tasks/index.ts';
+import type { Datum, LossFnConfig, TrainingEngine } from '../engine.ts';
+import { datumLength, sftDatum, type TokenSequence } from './build-datums.ts';
+import { engineSamplers } from './engine-samplers.ts';
+import type { MetricsSink } from './metrics-log.ts';
+import { replayTurnTokens } from './replay-tokens.ts';
+import { buildRlBatch } from './rl-batch.ts';
+
+/** What every phase of a training run works with. */
+export interface RunContext {
+  config: Config;
+  runDir: string;
+  engine: TrainingEngine;
+  provider: SandboxProvider;
+  metrics: MetricsSink;
+  log: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/** A seeded permutation (Fisher–Yates over mulberry32), so epochs replay identically on resume. */
+export function seededOrder(n: number, seed: number): number[] {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
+/**
+ * Greedy episodes on a task set with the current weights: the resolved rate a curve is made of. Each
+ * validation has its own trajectory file, so a resumed run does not redo a finished one.
+ */
+export async function validate(ctx: RunContext, tasks: readonly Task[], label: string): Promise<RunSummary> {
+  const config: Config = { ...ctx.config, llm: { ...ctx.config.llm, temperature: 0 } };
+  const store = TrajectoryStore.open(join(ctx.runDir, 'validation', `${label}.jsonl`));
+  try {
+    await new RolloutEngine({
+      provider: ctx.provider,
+      config,
+      samplers: await engineSamplers(ctx.engine, config, `${ctx.engine.getInfo().model_name}@${label}`),
+      store,
+      seed: ctx.config.trainer.seed,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    }).run(tasks, 1);
+    const ids = new Set(tasks.map((t) => t.id));
+    return summarize(store.all().filter((t) => ids.has(t.taskId)));
+  } finally {
+    store.close();
+  }
+}
+
+/** Token sequences of recorded trajectories, exactly as the token-level sampler lays them out. */
+export async function sftSequences(
+  trajectories: readonly Trajectory[],
+  template: ChatTemplate,
+  onlyResolved: boolean,
+): Promise<TokenSequence[]> {
+  const out: TokenSequence[] = [];
+  for (const t of trajectories) {
+    if (onlyResolved && t.reward !== 1) continue;
+    if (!t.messages.some((m) => m.role === 'assistant')) continue;
+    out.push(assembleTrajectory(await replayTurnTokens(t.messages, template)));
+  }
+  return out;
+}
+
+/** Splits data into engine calls of at most `maxTokens` input tokens; gradients accumulate across them. */
+function chunks(data: Datum[], maxTokens: number): Datum[][] {
+  const out: Datum[][] = [];
+  let cur: Datum[] = [];
+  let tokens = 0;
+  for (const d of data) {
+    const n = datumLength(d);
+    if (cur.length && tokens + n > maxTokens) {
+      out.push(cur);
+      cur = [];
+      tokens = 0;
+    }
+    cur.push(d);
+    tokens += n;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+export interface PhaseProgress {
+  /** Optimizer steps already done in this phase (from a checkpoint). */
+  startStep: number;
+  /** Called after each step; returns when the step's checkpoint (if any) is written. */
+  afterStep: (step: number, last: boolean) => Promise<void>;
+}
+
+/**
+ * Supervised fine-tuning: cross-entropy on the model's own tokens (mask 1) of each sequence, the mean over a
+ * batch's model tokens, `sft.batch_size` sequences per step, `sft.epochs` seeded epochs.
+ */
+export async function runSft(
+  ctx: RunContext,
+  seqs: readonly TokenSequence[],
+  p: PhaseProgress,
+): Promise<void> {
+  const { sft, trainer, actor } = ctx.config;
+  const perEpoch = Math.ceil(seqs.length / sft.batch_size);
+  const total = perEpoch * sft.epochs;
+  for (let step = p.startStep + 1; step <= total && !ctx.signal?.aborted; step++) {
+    const epoch = Math.floor((step - 1) / perEpoch);
+    const order = seededOrder(seqs.length, trainer.seed * 7919 + epoch);
+    const i = (step - 1) % perEpoch;
+    const batch = order.slice(i * sft.batch_size, (i + 1) * sft.batch_size).map((j) => seqs[j]!);
+    const modelTokens = batch.reduce((n, s) => n + s.responseMask.reduce((a, b) => a + b, 0), 0);
+    const t0 = performance.now();
+    let loss = 0;
+    let tokens = 0;
+    for (const part of chunks(
+      batch.map((s) => sftDatum(s, 1 / modelTokens)),
+      actor.ppo_max_token_len_per_gpu,
+    )) {
+      const fb = await ctx.engine.forwardBackward(part, 'cross_entropy');
+      loss += fb.metrics['loss:sum'] ?? 0;
+      tokens += fb.metrics['tokens:sum'] ?? 0;
+    }
+    const opt = await ctx.engine.optimStep({ learning_rate: sft.lr, grad_clip_norm: actor.grad_clip });
+    const seconds = (performance.now() - t0) / 1000;
+    await ctx.metrics.log(step, {
+      'sft/loss': loss,
+      'sft/epoch': epoch + (i + 1) / perEpoch,
+      'sft/grad_norm': opt.metrics.grad_norm ?? 0,
+      'perf/tokens_per_s': tokens / seconds,
+    });
+    if (step % 10 === 0 || step === total) {
+      ctx.log(`sft step ${step}/${total} (epoch ${epoch + 1}/${sft.epochs}) loss ${loss.toFixed(4)}`);
+    }
+    await p.afterStep(step, step === total);
+  }
+}
+
+export function rlLossConfig(config: Config): LossFnConfig | undefined {
+  if (config.actor.loss_fn !== 'ppo') return undefined;
+  return {
+    clip_low_threshold: 1 - config.actor.clip_ratio_low,
+    clip_high_threshold: 1 + config.actor.clip_ratio_high,
+  };
+}
+
+/**
+ * One policy-gradient step: `data.train_batch_size` tasks × `rollout.n` episodes sampled by the current
+ * weights (kept in `rollouts/step-N.jsonl`, so a killed step resumes its finished episodes), turned into
+ * datums by `buildRlBatch`, then forward_backward and optim_step.
+ */
+export async function rlStep(
+  ctx: RunContext,
+  tasks: readonly Task[],
+  step: number,
+): Promise<Record<string, number>> {
+  const { config, engine } = ctx;
+  const t0 = performance.now();
+  const store = TrajectoryStore.open(
+    join(ctx.runDir, 'rollouts', `step-${String(step).padStart(6, '0')}.jsonl`),
+  );
+  let trajectories: Trajectory[];
+  let stats: Record<string, number>;
+  try {
+    const result = await new RolloutEngine({
+      provider: ctx.provider,
+      config,
+      samplers: await engineSamplers(engine, config, `${engine.getInfo().model_name}@rl-${step}`),
+      store,
+      seed: config.trainer.seed * 100_003 + step,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    }).run(tasks, config.rollout.n);
+    const ids = new Set(tasks.map((t) => t.id));
+    trajectories = store.all().filter((t) => ids.has(t.taskId) && t.sample < config.rollout.n);
+    stats = { 'rollout/retries': result.stats.retries, 'rollout/errors': result.stats.errors };
+  } finally {
+    store.close();
+  }
+  if (ctx.signal?.aborted) return {};
+  const t1 = performance.now();
+  const batch = buildRlBatch(trajectories, config, engine.getInfo().max_seq_len);
+  let loss = 0;
+  let tokens = 0;
+  let ratio = 0;
+  let clipped = 0;
+  const parts = chunks(batch.datums, config.actor.ppo_max_token_len_per_gpu);
+  for (const part of parts) {
+    const fb = await engine.forwardBackward(part, config.actor.loss_fn, rlLossConfig(config));
+    loss += fb.metrics['loss:sum'] ?? 0;
+    tokens += fb.metrics['tokens:sum'] ?? 0;
+    ratio += (fb.metrics['ratio:mean'] ?? 1) / parts.length;
+    clipped += (fb.metrics['clip_fraction:mean'] ?? 0) / parts.length;
+  }
+  const opt = batch.datums.length
+    ? await engine.optimStep({
+        learning_rate: config.actor.lr,
+        weight_decay: config.actor.weight_decay,
+        grad_clip_norm: config.actor.grad_clip,
+      })
+    : { metrics: {} as Record<string, number> };
+  const t2 = performance.now();
+  const summary = summarize(trajectories);
+  return {
+    ...batch.metrics,
+    ...stats,
+    'reward/resolved_rate': summary.resolvedRate,
+    'actor/loss': loss,
+    'actor/ratio_mean': ratio,
+    'actor/clip_fraction': clipped,
+    'actor/grad_norm': opt.metrics.grad_norm ?? 0,
+    'perf/rollout_s': (t1 - t0) / 1000,
+    'perf/train_s': (t2 - t1) / 1000,
+    'perf/tokens_per_s': tokens / Math.max(1e-9, (t2 - t1) / 1000),
+  };
+}

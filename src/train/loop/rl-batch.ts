@@ -1,0 +1,115 @@
+import type { Trajectory } from '../../agent/types.ts';
+import type { Config } from '../../config/index.ts';
+import { aggregateLoss, assembleTrajectory, computeAdvantages, placeOutcomeReward } from '../../rl/index.ts';
+import type { Datum } from '../engine.ts';
+import { rlDatum, type TokenSequence } from './build-datums.ts';
+
+/** Why a trajectory does not train: each is counted in the step's metrics. */
+export type ExclusionReason =
+  /** An infrastructure fault (or a grade that failed): masked, never scored 0. */
+  | 'error'
+  /** compact filtering: a budget ended it (max_steps, token_budget, timeout). */
+  | 'filtered'
+  /** A turn's prompt did not extend the previous prompt + completion (re-tokenization drift). */
+  | 'token_mismatch'
+  /** The sampler gave no token ids (a chat API without them): nothing exact to train on. */
+  | 'no_tokens'
+  /** Longer than the model's context. */
+  | 'too_long';
+
+export interface RlBatch {
+  datums: Datum[];
+  metrics: Record<string, number>;
+}
+
+const FILTERS = {
+  max_steps: 'mask_max_turns_exceeded',
+  token_budget: 'mask_max_response_length_exceeded',
+  timeout: 'mask_timeout',
+} as const;
+
+function exclusion(
+  t: Trajectory,
+  config: Config,
+  maxSeqLen: number,
+): ExclusionReason | (TokenSequence & { logprobs: number[] }) {
+  if (t.termination === 'error' || t.reward === null) return 'error';
+  const cf = config.rollout.compact_filtering;
+  const filter = FILTERS[t.termination as keyof typeof FILTERS];
+  if (cf.enable && filter && cf[filter]) return 'filtered';
+  const turns = t.turns.map((turn) => turn.tokens);
+  if (turns.length === 0 || turns.some((x) => x === undefined)) return 'no_tokens';
+  const a = assembleTrajectory(turns.map((x) => x!));
+  if (!a.valid) return 'token_mismatch';
+  if (a.promptIds.length + a.responseIds.length > maxSeqLen + 1) return 'too_long';
+  return { ...a, logprobs: a.responseLogprobs ?? a.responseIds.map(() => 0) };
+}
+
+/**
+ * A training step's datums from its rollouts: trajectories assembled token-exact, masked ones (errors,
+ * compact filtering, token drift, overlong) left out of both the loss and the group baselines, outcome
+ * rewards turned into per-token advantages by `algorithm.adv_estimator` within each task's group, and
+ * multiplied by the `actor.loss_agg_mode` weight — since Tinker-style losses are sums, the engine then
+ * computes exactly the aggregated loss.
+ */
+export function buildRlBatch(
+  trajectories: readonly Trajectory[],
+  config: Config,
+  maxSeqLen: number,
+): RlBatch {
+  const counts: Record<ExclusionReason, number> = {
+    error: 0,
+    filtered: 0,
+    token_mismatch: 0,
+    no_tokens: 0,
+    too_long: 0,
+  };
+  const kept: { t: Trajectory; seq: TokenSequence & { logprobs: number[] } }[] = [];
+  for (const t of trajectories) {
+    const r = exclusion(t, config, maxSeqLen);
+    if (typeof r === 'string') counts[r]++;
+    else kept.push({ t, seq: r });
+  }
+  const metrics: Record<string, number> = {
+    'rollout/trajectories': trajectories.length,
+    'rollout/trained': kept.length,
+    ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [`rollout/masked_${k}`, v])),
+  };
+  if (kept.length === 0) return { datums: [], metrics };
+
+  const mask_B_T = kept.map((k) => [...k.seq.responseMask]);
+  const rewards = kept.map((k) => k.t.reward!);
+  const { advantages_B_T } = computeAdvantages(
+    config.algorithm.adv_estimator,
+    {
+      tokenLevelRewards_B_T: kept.map((k, b) => placeOutcomeReward(k.seq.responseMask, rewards[b]!)),
+      responseMask_B_T: mask_B_T,
+      groupIds_B: kept.map((k) => k.t.taskId),
+    },
+    {
+      normByStd: config.algorithm.norm_adv_by_std_in_grpo,
+      gamma: config.algorithm.gamma,
+      lam: config.algorithm.lam,
+    },
+  );
+  const { weight_B_T } = aggregateLoss(
+    config.actor.loss_agg_mode,
+    mask_B_T.map((m) => m.map(() => 0)),
+    mask_B_T,
+    { lossScaleFactor: config.data.max_response_length },
+  );
+  const datums = kept.map((k, b) =>
+    rlDatum(
+      k.seq,
+      advantages_B_T[b]!.map((a, t) => a * weight_B_T[b]![t]!),
+      k.seq.logprobs,
+    ),
+  );
+  const responseLengths = kept.map((k) => k.seq.responseIds.length);
+  metrics['reward/mean'] = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+  metrics['response_length/mean'] = responseLengths.reduce((a, b) => a + b, 0) / responseLengths.length;
+  metrics['advantage/nonzero_fraction'] =
+    advantages_B_T.flat().filter((a) => a !== 0).length /
+    Math.max(1, mask_B_T.flat().filter((m) => m === 1).length);
+  return { datums, metrics };
+}

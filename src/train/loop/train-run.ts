@@ -1,0 +1,121 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Trajectory } from '../../agent/types.ts';
+import { loadChatTemplate } from '../../llm/index.ts';
+import type { Task } from '../../tasks/index.ts';
+import { latestCheckpoint, saveCheckpoint, type TrainerState } from './checkpoints.ts';
+import { type RunContext, rlStep, runSft, seededOrder, sftSequences, validate } from './phases.ts';
+
+export interface TrainRunOptions extends RunContext {
+  trainTasks: readonly Task[];
+  valTasks: readonly Task[];
+  /** Trajectories to fine-tune on first; no SFT phase when absent. */
+  sftTrajectories?: readonly Trajectory[];
+  /** Run the RL phase. */
+  rl: boolean;
+}
+
+export type Curve = TrainerState['curve'];
+
+/**
+ * A whole training run: [validate] → [SFT] → [validate] → RL steps with validation every
+ * `trainer.test_freq` and checkpoints every `trainer.save_freq` → validate. Every phase resumes from the
+ * run directory's latest checkpoint (weights, optimizer state, the step within the phase, the curve so
+ * far), so a killed run continues at the right step with the same state; a finished phase is not redone.
+ */
+export async function trainRun(o: TrainRunOptions): Promise<Curve> {
+  const { config } = o;
+  const ckpt = config.trainer.resume_mode === 'disable' ? undefined : await latestCheckpoint(o.runDir);
+  if (config.trainer.resume_mode === 'must' && !ckpt) {
+    throw new Error(`trainer.resume_mode=must, but ${o.runDir} has no checkpoint`);
+  }
+  const state: TrainerState = ckpt?.state ?? { phase: 'init', step: 0, done: [], curve: [] };
+  if (ckpt) {
+    await o.engine.loadState(ckpt.engineDir, { optimizer: true });
+    o.log(`resumed from ${ckpt.dir}: phase ${state.phase}, step ${state.step}`);
+  }
+  const checkpoint = async (phase: string, step: number, finished = false) => {
+    state.phase = phase;
+    state.step = step;
+    if (finished && !state.done.includes(phase)) state.done.push(phase);
+    await saveCheckpoint(o.runDir, o.engine, state);
+  };
+  const point = async (phase: string, step: number) => {
+    if (o.valTasks.length === 0 || state.curve.some((c) => c.phase === phase && c.step === step)) return;
+    const s = await validate(o, o.valTasks, `${phase}-${step}`);
+    if (o.signal?.aborted) return;
+    state.curve.push({ phase, step, resolvedRate: s.resolvedRate });
+    await o.metrics.log(step, { [`val/${phase}_resolved_rate`]: s.resolvedRate });
+    o.log(
+      `validation after ${phase} step ${step}: ${s.resolved}/${s.scored} resolved (${(100 * s.resolvedRate).toFixed(1)}%)`,
+    );
+  };
+
+  if (config.trainer.val_before_train) await point('init', 0);
+
+  if (o.sftTrajectories && !state.done.includes('sft') && !o.signal?.aborted) {
+    const template = await loadChatTemplate(o.engine.getInfo().tokenizer_dir);
+    const seqs = await sftSequences(o.sftTrajectories, template, config.sft.only_resolved);
+    if (seqs.length === 0) throw new Error('SFT: no trajectory to learn from (none resolved its task?)');
+    o.log(`sft: ${seqs.length} trajectories, ${config.sft.epochs} epochs`);
+    const perEpoch = Math.ceil(seqs.length / config.sft.batch_size);
+    await runSft(o, seqs, {
+      startStep: state.phase === 'sft' ? state.step : 0,
+      afterStep: async (step, last) => {
+        if (last || step % perEpoch === 0) await checkpoint('sft', step, last);
+      },
+    });
+    if (o.signal?.aborted) return state.curve;
+    const sftSteps = perEpoch * config.sft.epochs;
+    await point('sft', sftSteps);
+  }
+
+  if (o.rl && !state.done.includes('rl') && !o.signal?.aborted) {
+    const batch = config.data.train_batch_size;
+    const perEpoch = Math.max(1, Math.floor(o.trainTasks.length / batch));
+    const total = config.trainer.total_training_steps ?? perEpoch * config.trainer.total_epochs;
+    const start = state.phase === 'rl' ? state.step : 0;
+    await dropStaleRollouts(o.runDir, start + 1);
+    for (let step = start + 1; step <= total && !o.signal?.aborted; step++) {
+      const epoch = Math.floor((step - 1) / perEpoch);
+      const order = config.data.shuffle
+        ? seededOrder(o.trainTasks.length, config.trainer.seed * 31 + epoch)
+        : o.trainTasks.map((_, i) => i);
+      const i = (step - 1) % perEpoch;
+      const tasks = order.slice(i * batch, (i + 1) * batch).map((j) => o.trainTasks[j]!);
+      const metrics = await rlStep(o, tasks, step);
+      if (o.signal?.aborted) break;
+      await o.metrics.log(step, { ...metrics, 'rl/epoch': epoch + (i + 1) / perEpoch });
+      o.log(
+        `rl step ${step}/${total}: reward ${(metrics['reward/mean'] ?? 0).toFixed(3)}, resolved ` +
+          `${(100 * (metrics['reward/resolved_rate'] ?? 0)).toFixed(1)}%, trained on ${metrics['rollout/trained']} ` +
+          `trajectories (${(metrics['perf/rollout_s'] ?? 0).toFixed(0)} s rollout, ${(metrics['perf/train_s'] ?? 0).toFixed(0)} s train)`,
+      );
+      const last = step === total;
+      const save = config.trainer.save_freq;
+      if (last || (save > 0 && step % save === 0)) await checkpoint('rl', step, last);
+      const test = config.trainer.test_freq;
+      if (last || (test > 0 && step % test === 0)) await point('rl', step);
+    }
+  }
+  return state.curve;
+}
+
+/** Rollouts of steps after the one resuming were sampled by weights the checkpoint does not have: drop them. */
+async function dropStaleRollouts(runDir: string, resumeStep: number): Promise<void> {
+  const dir = join(runDir, 'rollouts');
+  for (const f of await readdir(dir).catch(() => [] as string[])) {
+    const m = /^step-(\d+)\.jsonl$/.exec(f);
+    if (m && Number(m[1]) > resumeStep) await rm(join(dir, f), { force: true });
+  }
+}
+
+/** The curve as a small text chart. */
+export function formatCurve(curve: Curve): string {
+  return curve
+    .map((c) => {
+      const bar = '█'.repeat(Math.round(c.resolvedRate * 40));
+      return `${`${c.phase} ${c.step}`.padEnd(12)} ${(100 * c.resolvedRate).toFixed(1).padStart(5)}% ${bar}`;
+    })
+    .join('\n');
+}
