@@ -82,11 +82,10 @@ export function sendRpcError(res: ServerResponse, error: RpcError, status = erro
 }
 
 /**
- * How long messages may wait to share one write. A short command's start, output and end then leave in
- * one or two writes instead of four, which halves the syscalls and wake-ups on both ends; a streaming
- * reader sees its output at most this much later.
+ * Messages queued in one turn of the event loop leave in one write: a short command's start, output and
+ * end often come together, and one write instead of four saves syscalls and wake-ups on both ends
+ * without delaying anything past the current turn.
  */
-const COALESCE_MS = 2;
 /** Buffered bytes past which messages are written at once. */
 const COALESCE_BYTES = 64 * 1024;
 
@@ -94,7 +93,7 @@ const COALESCE_BYTES = 64 * 1024;
 export class ServerStream {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
-  private flushTimer: NodeJS.Timeout | undefined;
+  private flushScheduled: NodeJS.Immediate | undefined;
 
   constructor(private readonly res: ServerResponse) {
     res.writeHead(200, { 'Content-Type': 'application/connect+json' });
@@ -112,13 +111,13 @@ export class ServerStream {
     this.pending.push(envelope);
     this.pendingBytes += envelope.length;
     if (this.pendingBytes >= COALESCE_BYTES) return this.flush();
-    this.flushTimer ??= setTimeout(() => this.flush(), COALESCE_MS);
+    this.flushScheduled ??= setImmediate(() => this.flush());
     return !this.res.writableNeedDrain;
   }
 
   private flush(): boolean {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
+    clearImmediate(this.flushScheduled);
+    this.flushScheduled = undefined;
     if (this.pending.length === 0 || !this.open) return !this.res.writableNeedDrain;
     const chunk = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
     this.pending = [];
@@ -141,7 +140,7 @@ export class ServerStream {
 
   /** Sends what is queued, `last` (if any) and the end-of-stream message carrying `error`, in one write. */
   end(last: unknown, error?: RpcError): void {
-    clearTimeout(this.flushTimer);
+    clearImmediate(this.flushScheduled);
     if (!this.open) return;
     if (last !== undefined) this.pending.push(encodeJsonEnvelope(last));
     this.pending.push(encodeJsonEnvelope(error ? { error: error.toJSON() } : {}, ENVELOPE_END_STREAM));
