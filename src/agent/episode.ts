@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Config } from '../config/index.ts';
 import { type EpisodeGrade, prepareSandbox, SWEEnv } from '../env/index.ts';
 import { errorMessage, isSandboxError } from '../errors.ts';
@@ -20,6 +21,12 @@ export interface EpisodeOptions {
   sampler: Sampler;
   /** Names the policy or model in the trajectory. */
   policy: string;
+  /**
+   * Grades already given in this batch, by task and patch: samples of a group often end with the same
+   * patch (always, for an oracle; often the empty one), and the same patch on the same task gets the same
+   * grade, so it is graded once. Errors are never shared: a failed grading is retried by the next sample.
+   */
+  grades?: Map<string, Promise<EpisodeGrade>>;
   /** Seeds the sampler's turns (seed + turn index), for reproducible sampling at any concurrency. */
   seed?: number;
   /** A sandbox already prepared for this task (a fork of a prepared one); closed when the episode ends. */
@@ -128,7 +135,7 @@ export async function runEpisode(o: EpisodeOptions): Promise<Trajectory> {
     const g0 = performance.now();
     try {
       patch = await env.patch();
-      graded = await env.grade(patch);
+      graded = await gradeOnce(o.grades, task, patch, () => env.grade(patch));
     } catch (e) {
       if (!isSandboxError(e)) throw e;
       return finish({
@@ -146,6 +153,27 @@ export async function runEpisode(o: EpisodeOptions): Promise<Trajectory> {
     await env.close().catch(() => undefined);
     await sandbox.close().catch(() => undefined);
   }
+}
+
+async function gradeOnce(
+  memo: Map<string, Promise<EpisodeGrade>> | undefined,
+  task: Task,
+  patch: string,
+  grade: () => Promise<EpisodeGrade>,
+): Promise<EpisodeGrade> {
+  if (!memo) return grade();
+  const key = `${task.id}\0${createHash('sha256').update(patch).digest('hex')}`;
+  let pending = memo.get(key);
+  if (!pending) {
+    pending = grade();
+    memo.set(key, pending);
+  }
+  const graded = await pending.catch((e: unknown) => {
+    memo.delete(key);
+    throw e;
+  });
+  if (graded.reward === null) memo.delete(key);
+  return graded;
 }
 
 /** Sandbox settings from the config, labelled with the task so `sandgym gc` output says what it was. */

@@ -2,6 +2,7 @@ import { runEpisode, sandboxCreateOptions } from '../agent/episode.ts';
 import type { SamplerFactory } from '../agent/samplers.ts';
 import type { Trajectory } from '../agent/types.ts';
 import type { Config } from '../config/index.ts';
+import type { EpisodeGrade } from '../env/index.ts';
 import { prepareSandbox } from '../env/index.ts';
 import { isSandboxError } from '../errors.ts';
 import type { Sandbox, SandboxProvider } from '../sandbox/index.ts';
@@ -62,6 +63,8 @@ type Group = { task: Task; samples: number[]; sandboxes: Promise<(Sandbox | unde
 export class RolloutEngine {
   private readonly episodes: Semaphore;
   private readonly creations: Semaphore;
+  /** Grades of this engine's episodes by task and patch (see EpisodeOptions.grades). */
+  private readonly grades = new Map<string, Promise<EpisodeGrade>>();
 
   constructor(private readonly o: RolloutOptions) {
     this.episodes = new Semaphore(o.config.rollout.n_parallel);
@@ -184,6 +187,7 @@ export class RolloutEngine {
         config: this.o.config,
         provider: this.o.provider,
         sampler: this.o.samplers.forTask(task),
+        grades: this.grades,
         policy: this.o.samplers.policy,
         ...(this.o.seed !== undefined ? { seed: episodeSeed(this.o.seed + attempt, task.id, sample) } : {}),
         ...(given ? { sandbox: given } : {}),
