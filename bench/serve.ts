@@ -5,9 +5,10 @@
  * exec (`echo hi`), once through the server (the e2b provider over HTTP to `sandgym serve` running as its
  * own process on a free port, as it is deployed) and once in-process (a local provider called
  * directly). The two alternate, in ROUNDS rounds whose order flips each time, and each figure pools its
- * rounds, so that load from elsewhere on the host hits both alike. Then the official `e2b`
- * SDK's script runs against the server. The last line printed is one line of JSON; timings are only
- * comparable within one run.
+ * rounds, so that load from elsewhere on the host hits both alike. `overhead_ratio_vs_inprocess` is
+ * the exec p50 ratio at 16 clients; the other concurrencies have their own ratios. Execs that return
+ * the wrong output are counted, not timed. Then the official `e2b` SDK's script runs against the
+ * server. The last line printed is one line of JSON; timings are only comparable within one run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
