@@ -4,7 +4,13 @@ import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { createSamplerFactory } from '../../agent/samplers.ts';
 import { type Config, loadConfig } from '../../config/index.ts';
-import { formatSummary, RolloutEngine, summarize, TrajectoryStore } from '../../rollout/index.ts';
+import {
+  formatSummary,
+  RolloutEngine,
+  summarize,
+  TrajectoryStore,
+  trajectoriesToParquet,
+} from '../../rollout/index.ts';
 import { createProvider } from '../../sandbox/index.ts';
 import { VERSION } from '../../version.ts';
 import { createProgress } from '../progress.ts';
@@ -138,8 +144,9 @@ async function runCommand(overrides: string[], flags: RunFlags): Promise<void> {
   }
   const ids = new Set(tasks.map((t) => t.id));
   const summary = summarize(store.all().filter((t) => ids.has(t.taskId) && t.sample < samples));
-  store.close();
   writeFileSync(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(join(out, 'trajectories.parquet'), Buffer.from(trajectoriesToParquet(store.all())));
+  store.close();
   process.stdout.write(`${formatSummary(summary)}\nwritten to ${out}\n`);
   if (ac.signal.aborted) process.exitCode = 130;
 }

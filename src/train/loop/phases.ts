@@ -1,9 +1,17 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Trajectory } from '../../agent/types.ts';
 import type { Config } from '../../config/index.ts';
 import type { ChatTemplate } from '../../llm/index.ts';
 import { assembleTrajectory } from '../../rl/index.ts';
-import { RolloutEngine, type RunSummary, summarize, TrajectoryStore } from '../../rollout/index.ts';
+import {
+  exportVerlBatch,
+  RolloutEngine,
+  type RunSummary,
+  summarize,
+  TrajectoryStore,
+  trajectoriesToParquet,
+} from '../../rollout/index.ts';
 import type { SandboxProvider } from '../../sandbox/index.ts';
 import type { Task } from '../../tasks/index.ts';
 import type { Datum, LossFnConfig, TrainingEngine } from '../engine.ts';
@@ -11,7 +19,7 @@ import { datumLength, sftDatum, type TokenSequence } from './build-datums.ts';
 import { engineSamplers } from './engine-samplers.ts';
 import type { MetricsSink } from './metrics-log.ts';
 import { replayTurnTokens } from './replay-tokens.ts';
-import { buildRlBatch } from './rl-batch.ts';
+import { buildRlBatch, type RlBatch } from './rl-batch.ts';
 
 /** What every phase of a training run works with. */
 export interface RunContext {
@@ -149,6 +157,20 @@ export async function runSft(
   }
 }
 
+/** Each step's rollouts as Parquet beside the JSONL store: the trajectory table and verl's batch layout. */
+function writeStepParquet(ctx: RunContext, step: number, trajectories: Trajectory[], batch: RlBatch): void {
+  const base = join(ctx.runDir, 'rollouts', `step-${String(step).padStart(6, '0')}`);
+  writeFileSync(`${base}.parquet`, Buffer.from(trajectoriesToParquet(trajectories)));
+  if (batch.samples.length === 0) return;
+  const lengths = batch.samples.map((s) => [s.promptIds.length, s.responseIds.length]);
+  const verl = exportVerlBatch(batch.samples, {
+    maxPromptLength: Math.max(...lengths.map(([p]) => p!)),
+    maxResponseLength: Math.max(...lengths.map(([, r]) => r!)),
+    padTokenId: ctx.engine.getTokenizer().specialTokens['<|pad|>'] ?? 0,
+  });
+  writeFileSync(`${base}.verl.parquet`, Buffer.from(verl));
+}
+
 export function rlLossConfig(config: Config): LossFnConfig | undefined {
   if (config.actor.loss_fn !== 'ppo') return undefined;
   return {
@@ -192,6 +214,7 @@ export async function rlStep(
   if (ctx.signal?.aborted) return {};
   const t1 = performance.now();
   const batch = buildRlBatch(trajectories, config, engine.getInfo().max_seq_len);
+  writeStepParquet(ctx, step, trajectories, batch);
   let loss = 0;
   let tokens = 0;
   let ratio = 0;

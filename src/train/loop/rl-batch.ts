@@ -17,8 +17,19 @@ export type ExclusionReason =
   /** Longer than the model's context. */
   | 'too_long';
 
+/** A trajectory that trains, with what its datum was made of (for exports such as verl's layout). */
+export interface RlSample extends TokenSequence {
+  taskId: string;
+  sample: number;
+  reward: number;
+  /** Per response token, before the loss-aggregation weight. */
+  advantages: number[];
+  logprobs: number[];
+}
+
 export interface RlBatch {
   datums: Datum[];
+  samples: RlSample[];
   metrics: Record<string, number>;
 }
 
@@ -75,7 +86,7 @@ export function buildRlBatch(
     'rollout/trained': kept.length,
     ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [`rollout/masked_${k}`, v])),
   };
-  if (kept.length === 0) return { datums: [], metrics };
+  if (kept.length === 0) return { datums: [], samples: [], metrics };
 
   const mask_B_T = kept.map((k) => [...k.seq.responseMask]);
   const rewards = kept.map((k) => k.t.reward!);
@@ -105,11 +116,18 @@ export function buildRlBatch(
       k.seq.logprobs,
     ),
   );
+  const samples = kept.map((k, b) => ({
+    ...k.seq,
+    taskId: k.t.taskId,
+    sample: k.t.sample,
+    reward: rewards[b]!,
+    advantages: advantages_B_T[b]!,
+  }));
   const responseLengths = kept.map((k) => k.seq.responseIds.length);
   metrics['reward/mean'] = rewards.reduce((a, b) => a + b, 0) / rewards.length;
   metrics['response_length/mean'] = responseLengths.reduce((a, b) => a + b, 0) / responseLengths.length;
   metrics['advantage/nonzero_fraction'] =
     advantages_B_T.flat().filter((a) => a !== 0).length /
     Math.max(1, mask_B_T.flat().filter((m) => m === 1).length);
-  return { datums, metrics };
+  return { datums, samples, metrics };
 }
