@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
+import { type Config, loadConfig } from '../../config/index.ts';
 import { ConfigError, errorMessage } from '../../errors.ts';
 import { connectDocker } from '../../sandbox/images/index.ts';
 import { createProvider, type GcOptions, type GcReport } from '../../sandbox/index.ts';
+import { providerOptions } from '../provider.ts';
 
 const GC_PROVIDERS = ['local', 'docker'] as const;
+/** e2b is collected on request (`--provider e2b`), as it needs E2B_API_KEY and a reachable API. */
+const KNOWN = [...GC_PROVIDERS, 'e2b'] as const;
 
 export interface GcOutcome {
   reports: GcReport[];
@@ -15,7 +19,11 @@ export interface GcOutcome {
  * Garbage-collects sandboxes of dead runs (or past their TTL; everything with `all`) on each provider that
  * can run here. A provider that cannot (no Docker engine, not root for local) is skipped with its reason.
  */
-export async function gcProviders(names: readonly string[], options: GcOptions = {}): Promise<GcOutcome> {
+export async function gcProviders(
+  names: readonly string[],
+  options: GcOptions = {},
+  config: Config = loadConfig(),
+): Promise<GcOutcome> {
   const outcome: GcOutcome = { reports: [], skipped: [] };
   for (const name of names) {
     if (name === 'docker' && !(await connectDocker())) {
@@ -24,7 +32,7 @@ export async function gcProviders(names: readonly string[], options: GcOptions =
     }
     let provider: Awaited<ReturnType<typeof createProvider>>;
     try {
-      provider = await createProvider(name);
+      provider = await createProvider(name, providerOptions(name, config));
     } catch (e) {
       outcome.skipped.push({ provider: name, reason: errorMessage(e) });
       continue;
@@ -59,14 +67,12 @@ export function registerGcCommand(program: Command): void {
     .description(
       'Remove sandboxes (containers, mounts, processes, cgroups, dirs) of dead runs or past their TTL.',
     )
-    .option('--provider <name>', `local, docker or all`, 'all')
+    .option('--provider <name>', 'local, docker, e2b, or all (local and docker)', 'all')
     .option('--all', 'remove every sandgym sandbox, even of live runs')
     .action(async (opts: { provider: string; all?: boolean }) => {
       const names = opts.provider === 'all' ? GC_PROVIDERS : [opts.provider];
-      if (!names.every((n) => (GC_PROVIDERS as readonly string[]).includes(n))) {
-        throw new ConfigError(
-          `unknown provider "${opts.provider}" for gc; valid: ${GC_PROVIDERS.join(', ')}, all`,
-        );
+      if (!names.every((n) => (KNOWN as readonly string[]).includes(n))) {
+        throw new ConfigError(`unknown provider "${opts.provider}" for gc; valid: ${KNOWN.join(', ')}, all`);
       }
       printOutcome(await gcProviders(names, { all: opts.all ?? false }));
     });

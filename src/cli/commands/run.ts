@@ -11,9 +11,9 @@ import {
   TrajectoryStore,
   trajectoriesToParquet,
 } from '../../rollout/index.ts';
-import { createProvider } from '../../sandbox/index.ts';
 import { VERSION } from '../../version.ts';
 import { createProgress } from '../progress.ts';
+import { providerFor } from '../provider.ts';
 import { ensureTaskImages, loadDatasets } from './datasets.ts';
 import { gcProviders } from './gc.ts';
 
@@ -98,11 +98,11 @@ async function runCommand(overrides: string[], flags: RunFlags): Promise<void> {
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'config.yaml'), stringify({ sandgym_version: VERSION, ...config }));
 
-  await gcProviders([config.sandbox.provider]);
+  await gcProviders([config.sandbox.provider], {}, config);
   let tasks = await loadDatasets(config.data.train_files, { skipInvalid: config.data.skip_invalid });
   if (flags.limit) tasks = tasks.slice(0, Number(flags.limit));
 
-  const provider = await createProvider(config.sandbox.provider);
+  const provider = await providerFor(config);
   const store = TrajectoryStore.open(join(out, 'trajectories.jsonl'));
   const ac = new AbortController();
   const stop = () => {

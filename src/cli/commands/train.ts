@@ -7,7 +7,7 @@ import type { Trajectory } from '../../agent/types.ts';
 import { type Config, loadConfig, totalSandboxes } from '../../config/index.ts';
 import { errorMessage } from '../../errors.ts';
 import { RolloutEngine, TrajectoryStore } from '../../rollout/index.ts';
-import { createProvider, type SandboxProvider } from '../../sandbox/index.ts';
+import type { SandboxProvider } from '../../sandbox/index.ts';
 import type { Task } from '../../tasks/index.ts';
 import {
   type Curve,
@@ -21,6 +21,7 @@ import {
 } from '../../train/loop/index.ts';
 import { VERSION } from '../../version.ts';
 import { createProgress } from '../progress.ts';
+import { providerFor } from '../provider.ts';
 import { ensureTaskImages, loadDatasets } from './datasets.ts';
 import { gcProviders } from './gc.ts';
 
@@ -43,8 +44,8 @@ async function openSession(config: Config, output: string | undefined): Promise<
   mkdirSync(runDir, { recursive: true });
   writeFileSync(join(runDir, 'config.yaml'), stringify({ sandgym_version: VERSION, ...config }));
   const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-  await gcProviders([config.sandbox.provider]);
-  const provider = await createProvider(config.sandbox.provider);
+  await gcProviders([config.sandbox.provider], {}, config);
+  const provider = await providerFor(config);
   const sinks: MetricsSink[] = [];
   if (config.trainer.logger.includes('jsonl')) sinks.push(new JsonlMetrics(join(runDir, 'metrics.jsonl')));
   const mlflowUri = process.env.MLFLOW_TRACKING_URI;

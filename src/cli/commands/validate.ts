@@ -4,9 +4,10 @@ import { loadConfig } from '../../config/index.ts';
 import { gradePatch } from '../../env/index.ts';
 import type { Grade } from '../../harness/index.ts';
 import { Semaphore } from '../../rollout/index.ts';
-import { createProvider, type SandboxProvider } from '../../sandbox/index.ts';
+import type { SandboxProvider } from '../../sandbox/index.ts';
 import type { Task } from '../../tasks/index.ts';
 import { createProgress } from '../progress.ts';
+import { providerFor } from '../provider.ts';
 import { ensureTaskImages, loadDatasets } from './datasets.ts';
 import { gcProviders } from './gc.ts';
 
@@ -84,10 +85,10 @@ export function registerValidateCommand(program: Command): void {
     .option('--skip-invalid', 'skip dataset rows that fail the schema (reported) instead of stopping')
     .action(async (datasets: string[], f: ValidateFlags) => {
       const config = loadConfig([], [`sandbox.provider=${f.provider}`]);
-      await gcProviders([config.sandbox.provider]);
+      await gcProviders([config.sandbox.provider], {}, config);
       let tasks = await loadDatasets(datasets, { skipInvalid: f.skipInvalid ?? false });
       if (f.limit) tasks = tasks.slice(0, Number(f.limit));
-      const provider = await createProvider(config.sandbox.provider);
+      const provider = await providerFor(config);
       try {
         await ensureTaskImages(tasks, provider);
         const progress = createProgress('validating', tasks.length);
