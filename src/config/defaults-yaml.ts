@@ -31,11 +31,12 @@ function renderObject(obj: z.ZodObject, depth: number, out: string[]): void {
     const inner = unwrap(field as z.ZodType);
     const doc = (field as z.ZodType).description ?? inner.description;
     if (inner instanceof z.ZodObject) {
-      out.push(`${pad}${key}:${doc ? `  # ${doc}` : ''}`);
+      out.push(`${pad}${key}:${doc ? ` # ${doc}` : ''}`);
       renderObject(inner, depth + 1, out);
     } else {
-      const value = JSON.stringify(defaults[key]);
-      out.push(`${pad}${key}: ${value}${doc ? `  # ${doc}` : ''}`);
+      const v = defaults[key];
+      const value = Array.isArray(v) ? `[${v.map((x) => JSON.stringify(x)).join(', ')}]` : JSON.stringify(v);
+      out.push(`${pad}${key}: ${value}${doc ? ` # ${doc}` : ''}`);
     }
   }
 }

@@ -238,7 +238,10 @@ const trainer = section({
 });
 
 const sft = section({
-  files: z.array(z.string()).default([]).describe('Trajectory JSONL files to learn from (`sandgym train --sft`).'),
+  files: z
+    .array(z.string())
+    .default([])
+    .describe('Trajectory JSONL files to learn from (`sandgym train --sft`).'),
   only_resolved: z.boolean().default(true).describe('Learn only from trajectories that resolved their task.'),
   epochs: z.number().int().positive().default(8),
   batch_size: z.number().int().positive().default(4).describe('Trajectories per optimizer step.'),
