@@ -68,7 +68,9 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
         signal: turnDeadline.signal,
       });
     } catch (e) {
-      if (now() >= deadline) return end('timeout', `episode wall clock ran out while sampling`);
+      if (turnDeadline.expired() || now() >= deadline) {
+        return end('timeout', 'episode wall clock ran out while sampling');
+      }
       if (isSandgymError(e) || e instanceof Error) return end('error', `LLM: ${errorMessage(e)}`);
       throw e;
     } finally {
@@ -163,9 +165,12 @@ function responseTokensUsed(turns: TurnRecord[], firstPromptTokens: number): num
 }
 
 /** An abort signal that fires at the deadline; a referenced timer, so a hung request cannot outlive it. */
-function deadlineSignal(ms: number, outer?: AbortSignal): { signal: AbortSignal; clear: () => void } {
+function deadlineSignal(
+  ms: number,
+  outer?: AbortSignal,
+): { signal: AbortSignal; clear: () => void; expired: () => boolean } {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(new Error(`deadline of ${ms} ms passed`)), Math.max(1, ms));
   const signal = outer ? AbortSignal.any([outer, ac.signal]) : ac.signal;
-  return { signal, clear: () => clearTimeout(timer) };
+  return { signal, clear: () => clearTimeout(timer), expired: () => ac.signal.aborted };
 }
