@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { bootId, currentRunId, formatRunId, hostId, isOrphan, parseRunId, processStartTicks, runLiveness } from './owner.ts';
+import {
+  bootId,
+  currentRunId,
+  formatRunId,
+  hostId,
+  isOrphan,
+  parseRunId,
+  processStartTicks,
+  runLiveness,
+} from './owner.ts';
 
 describe('run ownership', () => {
   it('round-trips a run id', () => {
@@ -20,7 +29,11 @@ describe('run ownership', () => {
     await new Promise((r) => child.on('exit', r));
     assert.equal(runLiveness(formatRunId({ host: hostId(), boot: bootId(), pid, start: 1 })), 'dead');
     const self = { host: hostId(), boot: bootId(), pid: process.pid, start: processStartTicks(process.pid)! };
-    assert.equal(runLiveness(formatRunId({ ...self, start: self.start + 1 })), 'dead', 'pid reused by another process');
+    assert.equal(
+      runLiveness(formatRunId({ ...self, start: self.start + 1 })),
+      'dead',
+      'pid reused by another process',
+    );
     assert.equal(runLiveness(formatRunId({ ...self, boot: 'otherboot' })), 'dead');
   });
 
