@@ -84,23 +84,47 @@ function feedStdin(stdin: NodeJS.WritableStream | null, data: RunExecParams['std
   else stdin.end(typeof data === 'string' ? data : Buffer.from(data));
 }
 
-/** Resolves when stdout and stderr have both closed, or after `graceMs`, closing them then. */
+/**
+ * Resolves when stdout and stderr have both closed, or once they have been quiet for `graceMs` (a
+ * background child holds them), closing them then. "Quiet" is judged after an event-loop turn that
+ * includes a poll for I/O: on a loaded host the grace timer can fire before output already in the pipe
+ * was read, and destroying the pipe then would lose it. A writer that never goes quiet is cut off after
+ * 20 graces.
+ */
 function pipesClosed(child: import('node:child_process').ChildProcess, graceMs: number): Promise<void> {
   const pipes = [child.stdout!, child.stderr!].filter((s) => !s.closed);
   if (pipes.length === 0) return Promise.resolve();
   return new Promise((resolve) => {
     let open = pipes.length;
-    const timer = setTimeout(() => {
-      for (const s of pipes) s.destroy();
+    let sawData = false;
+    let timer: NodeJS.Timeout | undefined;
+    // A background child that keeps writing must not hold the result forever.
+    const giveUpAt = performance.now() + graceMs * 20;
+    const onData = () => {
+      sawData = true;
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      for (const s of pipes) s.off('data', onData);
       resolve();
-    }, graceMs);
-    for (const s of pipes) {
-      s.once('close', () => {
-        if (--open === 0) {
-          clearTimeout(timer);
-          resolve();
+    };
+    const check = () =>
+      setImmediate(() => {
+        if (open === 0) return;
+        if (sawData && performance.now() < giveUpAt) {
+          sawData = false;
+          timer = setTimeout(check, graceMs);
+          return;
         }
+        for (const s of pipes) s.destroy();
+        finish();
+      });
+    for (const s of pipes) {
+      s.on('data', onData);
+      s.once('close', () => {
+        if (--open === 0) finish();
       });
     }
+    timer = setTimeout(check, graceMs);
   });
 }
