@@ -15,6 +15,17 @@ function killIfSame(proc: { pid: number; startTicks: number } | undefined): void
   }
 }
 
+/** SIGKILL is delivered asynchronously: wait (briefly) until the processes are really gone. */
+async function waitGone(
+  procs: ({ pid: number; startTicks: number } | undefined)[],
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (procs.some((p) => p && processStartTicks(p.pid) === p.startTicks) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function destroyByMeta(
   provider: LocalProvider,
   dir: string,
@@ -23,6 +34,7 @@ async function destroyByMeta(
   if (meta) {
     killIfSame(meta.init);
     killIfSame(meta.holder);
+    await waitGone([meta.init, meta.holder]);
     // The limit driver of the sandbox's creator, when it differs from ours, left nothing we can reach.
     if (meta.limitMechanism === provider.limitDriver.mechanism)
       await provider.limitDriver.sandbox(meta.id).destroy();
