@@ -254,6 +254,11 @@ const engine = section({
     d_model: z.number().int().positive().default(128),
     n_heads: z.number().int().positive().default(4),
     context: z.number().int().positive().default(1024),
+    tokenizer: z
+      .string()
+      .default('byte')
+      .describe("byte; bpe (learned from the run's SFT data, kept in <run>/tokenizer); or a tokenizer dir."),
+    bpe_merges: z.number().int().positive().default(1024).describe('Merges a learned BPE makes.'),
   }),
   tinker: section({
     base_url: z.string().default('http://127.0.0.1:8000').describe('Tinker API (env TINKER_BASE_URL).'),

@@ -17,6 +17,7 @@ import {
   JsonlMetrics,
   type MetricsSink,
   MlflowMetrics,
+  runTokenizerDir,
   trainRun,
 } from '../../train/loop/index.ts';
 import { VERSION } from '../../version.ts';
@@ -107,7 +108,11 @@ async function train(
   sft: Trajectory[] | undefined,
   rl: boolean,
 ) {
-  const engine = await createTrainingEngine(s.config, process.env);
+  const engine = await createTrainingEngine(
+    s.config,
+    process.env,
+    await runTokenizerDir(s.config, s.runDir, sft),
+  );
   try {
     const curve = await trainRun({
       ...s,

@@ -5,4 +5,5 @@ export { engineSamplers } from './engine-samplers.ts';
 export { fanOut, JsonlMetrics, type MetricsSink, MlflowMetrics } from './metrics-log.ts';
 export { type RunContext, rlLossConfig, seededOrder, sftSequences, validate } from './phases.ts';
 export { buildRlBatch, type ExclusionReason, type RlBatch } from './rl-batch.ts';
+export { runTokenizerDir } from './run-tokenizer.ts';
 export { type Curve, formatCurve, type TrainRunOptions, trainRun } from './train-run.ts';

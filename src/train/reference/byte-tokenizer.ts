@@ -100,7 +100,7 @@ export function byteTokenizerJson(): Record<string, unknown> {
  * GPT-2's reversible map from bytes to printable characters: printable Latin-1 bytes map to themselves,
  * the others to U+0100 onwards, so byte-level vocabularies have no whitespace or control characters.
  */
-function byteToUnicode(): string[] {
+export function byteToUnicode(): string[] {
   const printable = (b: number) =>
     (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
   const out: string[] = [];

@@ -1,3 +1,6 @@
+export { BpeTokenizer, FIRST_MERGE_ID, type Merge } from './bpe/bpe-tokenizer.ts';
+export { bpeTokenizerJson, readBpeTokenizerDir, writeBpeTokenizerDir } from './bpe/tokenizer-dir.ts';
+export { trainBpe } from './bpe/train-bpe.ts';
 export { ASSETS_DIR } from './build-assets.ts';
 export { ByteTokenizer, SPECIAL_TOKENS } from './byte-tokenizer.ts';
 export { CHAT_TEMPLATE } from './chat-template.ts';

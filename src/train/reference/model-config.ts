@@ -49,10 +49,13 @@ export function parameterCount(c: ModelConfig): number {
   return c.vocab_size * d + c.n_ctx * d + c.n_layer * (12 * d * d + 13 * d) + 2 * d;
 }
 
-/** The model shape named by the config section `engine.reference` (byte vocabulary). */
-export function modelConfigFromSection(section: Config['engine']['reference']): ModelConfig {
+/** The model shape named by the config section `engine.reference` (byte vocabulary unless given one). */
+export function modelConfigFromSection(
+  section: Config['engine']['reference'],
+  vocabSize: number = BYTE_VOCAB_SIZE,
+): ModelConfig {
   return validateModelConfig({
-    vocab_size: BYTE_VOCAB_SIZE,
+    vocab_size: vocabSize,
     n_ctx: section.context,
     d_model: section.d_model,
     n_layer: section.n_layers,

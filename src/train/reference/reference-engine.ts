@@ -17,6 +17,7 @@ import type {
 } from '../engine.ts';
 import { CheckpointError, EngineInputError } from '../errors.ts';
 import { type AdamState, adamStep, newAdamState, resolveAdamParams } from './adam.ts';
+import { readBpeTokenizerDir } from './bpe/tokenizer-dir.ts';
 import { ASSETS_DIR } from './build-assets.ts';
 import { ByteTokenizer } from './byte-tokenizer.ts';
 import { readManifest, readTensorFile, writeCheckpoint } from './checkpoint.ts';
@@ -48,6 +49,11 @@ export interface ReferenceEngineOptions {
    * workers and leave the calling thread free. Results are bit-identical for every value.
    */
   threads?: number;
+  /**
+   * A tokenizer directory written by `writeBpeTokenizerDir` (a BPE over the byte tokenizer); the model's
+   * vocab_size must equal its vocabulary. Default: the byte tokenizer of `assets/`.
+   */
+  tokenizerDir?: string;
 }
 
 /**
@@ -61,7 +67,8 @@ export class ReferenceEngine implements TrainingEngine {
   readonly modelName: string;
   readonly modelConfig: ModelConfig;
   private readonly layout: ParamLayout;
-  private readonly tokenizer = new ByteTokenizer();
+  private readonly tokenizer: EngineTokenizer;
+  private readonly tokenizerDir: string;
   /** The weights, the gradients accumulated since the last step, and their version (bumped on change). */
   private readonly params: Float32Array;
   private readonly grads: Float32Array;
@@ -76,8 +83,11 @@ export class ReferenceEngine implements TrainingEngine {
     config: ModelConfig,
     seed: number,
     replicas: Replica[],
+    tokenizer: { tokenizer: EngineTokenizer; dir: string },
     weightsDir?: string,
   ) {
+    this.tokenizer = tokenizer.tokenizer;
+    this.tokenizerDir = tokenizer.dir;
     this.modelName = name;
     this.modelConfig = config;
     this.layout = paramLayout(config);
@@ -99,6 +109,16 @@ export class ReferenceEngine implements TrainingEngine {
       );
     }
     validateModelConfig(config);
+    const tokenizer = options.tokenizerDir
+      ? { tokenizer: readBpeTokenizerDir(options.tokenizerDir), dir: options.tokenizerDir }
+      : { tokenizer: new ByteTokenizer(), dir: ASSETS_DIR };
+    if (tokenizer.tokenizer.vocabSize !== config.vocab_size) {
+      throw new EngineInputError(
+        `reference engine: the model's vocab_size is ${config.vocab_size} but the tokenizer in ` +
+          `${tokenizer.dir} has ${tokenizer.tokenizer.vocabSize} tokens; build the model config with ` +
+          'modelConfigFromSection(section, tokenizer.vocabSize)',
+      );
+    }
     const threads = options.threads ?? Math.min(2, availableParallelism());
     if (!Number.isInteger(threads) || threads < 1) {
       throw new EngineInputError(`reference engine: threads must be a positive integer, got ${threads}`);
@@ -108,7 +128,7 @@ export class ReferenceEngine implements TrainingEngine {
         ? [new InlineReplica(config)]
         : await Promise.all(Array.from({ length: threads }, () => WorkerReplica.create(config)));
     const name = typeof model === 'string' ? `reference-${model}` : 'reference-custom';
-    return new ReferenceEngine(name, config, options.seed ?? 0, replicas, options.weightsDir);
+    return new ReferenceEngine(name, config, options.seed ?? 0, replicas, tokenizer, options.weightsDir);
   }
 
   getInfo(): EngineInfo {
@@ -118,7 +138,7 @@ export class ReferenceEngine implements TrainingEngine {
       vocab_size: c.vocab_size,
       max_seq_len: c.n_ctx,
       param_count: parameterCount(c),
-      tokenizer_dir: ASSETS_DIR,
+      tokenizer_dir: this.tokenizerDir,
     };
   }
 
