@@ -12,11 +12,6 @@ export function trainBpe(corpus: readonly string[], numMerges: number): Merge[] 
   );
   const merges: Merge[] = [];
   const key = (a: number, b: number) => a * 1_000_003 + b;
-  // Each token's bytes (as a latin1 string): a pair that would rebuild an existing token is not a new token.
-  const bytesOf: string[] = Array.from({ length: FIRST_MERGE_ID }, (_, i) =>
-    i < 256 ? String.fromCharCode(i) : `\u0000special${i}`,
-  );
-  const known = new Set(bytesOf);
   for (let m = 0; m < numMerges; m++) {
     const counts = new Map<number, number>();
     for (const s of seqs) {

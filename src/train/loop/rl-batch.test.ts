@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TRAJECTORY_FORMAT, type Trajectory, type TurnRecord } from '../../agent/types.ts';
+import { loadConfig } from '../../config/index.ts';
+import { buildRlBatch } from './rl-batch.ts';
+
+function turn(promptIds: number[], completionIds: number[], logprob = -0.5): TurnRecord {
+  return {
+    finishReason: 'tool_calls',
+    rawFinishReason: 'stop',
+    tokens: { promptIds, completionIds, completionLogprobs: completionIds.map(() => logprob) },
+    usage: { promptTokens: promptIds.length, completionTokens: completionIds.length },
+    toolCalls: [],
+    observationChars: 0,
+    llmMs: 0,
+    envMs: 0,
+    sandboxMs: 0,
+    totalMs: 0,
+  };
+}
+
+function traj(
+  taskId: string,
+  sample: number,
+  reward: number | null,
+  turns: TurnRecord[],
+  termination: Trajectory['termination'] = 'submitted',
+): Trajectory {
+  return {
+    format: TRAJECTORY_FORMAT,
+    sandgymVersion: '0',
+    taskId,
+    sample,
+    policy: 'p',
+    termination,
+    reward,
+    patch: '',
+    messages: [],
+    turns,
+    timing: { startedAt: '', episodeMs: 0, prepareMs: 0, gradeMs: 0 },
+  };
+}
+
+// Two turns: prompt [1,2], completion [3]; then prompt [1,2,3,9] (observation 9), completion [4,5].
+const twoTurns = () => [turn([1, 2], [3]), turn([1, 2, 3, 9], [4, 5])];
+
+describe('buildRlBatch', () => {
+  it('makes Tinker datums with GRPO advantages on model tokens only, scaled by token-mean', () => {
+    const config = loadConfig([], ['algorithm.adv_estimator=grpo', 'actor.loss_agg_mode=token-mean']);
+    const batch = buildRlBatch([traj('t', 0, 1, twoTurns()), traj('t', 1, 0, twoTurns())], config, 1024);
+    assert.equal(batch.datums.length, 2);
+    // Scores 1 and 0: mean 0.5, unbiased std √0.5 ≈ 0.70711 → A = ±0.5/(0.70711+1e-6) ≈ ±0.707106.
+    // token-mean over 2×3 model tokens: weight 1/6 → ±0.117851 per model token.
+    const d0 = batch.datums[0]!;
+    assert.deepEqual(d0.model_input.chunks[0]!.tokens, [1, 2, 3, 9, 4]);
+    assert.deepEqual(d0.loss_fn_inputs.target_tokens.data, [2, 3, 9, 4, 5]);
+    const a = d0.loss_fn_inputs.advantages!.data;
+    const expected = 0.5 / (Math.sqrt(0.5) + 1e-6) / 6;
+    for (const [i, v] of [0, expected, 0, expected, expected].entries())
+      assert.ok(Math.abs(a[i]! - v) < 1e-9, `advantage ${i}`);
+    assert.deepEqual(d0.loss_fn_inputs.logprobs!.data, [0, -0.5, 0, -0.5, -0.5]);
+    assert.ok(Math.abs(batch.datums[1]!.loss_fn_inputs.advantages!.data[1]! + expected) < 1e-9);
+    assert.equal(batch.metrics['reward/mean'], 0.5);
+  });
+
+  it('masks errors, token drift and compact-filtered episodes, and keeps them out of the group baseline', () => {
+    const config = loadConfig([], ['algorithm.adv_estimator=rloo']);
+    const drift = [turn([1, 2], [3]), turn([1, 7, 3, 9], [4])];
+    const batch = buildRlBatch(
+      [
+        traj('t', 0, 1, twoTurns()),
+        traj('t', 1, 0, twoTurns()),
+        traj('t', 2, null, twoTurns(), 'error'),
+        traj('t', 3, 1, drift),
+        traj('t', 4, 0, twoTurns(), 'max_steps'),
+      ],
+      config,
+      1024,
+    );
+    assert.equal(batch.metrics['rollout/trained'], 2);
+    assert.equal(batch.metrics['rollout/masked_error'], 1);
+    assert.equal(batch.metrics['rollout/masked_token_mismatch'], 1);
+    assert.equal(batch.metrics['rollout/masked_filtered'], 1);
+    // RLOO over the two kept: A = r − mean(others) = ±1, times seq-mean-token-sum weight 1/2.
+    assert.equal(batch.datums[0]!.loss_fn_inputs.advantages!.data[1], 0.5);
+  });
+
+  it('drops sequences longer than the model context and samplers without token ids', () => {
+    const config = loadConfig();
+    const noTokens = { ...turn([1], [2]), tokens: undefined } as unknown as TurnRecord;
+    const b = buildRlBatch([traj('t', 0, 1, twoTurns()), traj('t', 1, 1, [noTokens])], config, 3);
+    assert.equal(b.metrics['rollout/masked_too_long'], 1);
+    assert.equal(b.metrics['rollout/masked_no_tokens'], 1);
+    assert.equal(b.datums.length, 0);
+  });
+});
