@@ -58,7 +58,8 @@ describe('nothing leaks', { skip: skip ?? false, timeout: 180_000 }, () => {
     });
     const code = await new Promise((r) => gc.once('exit', r));
     assert.equal(code, 0, report);
-    for (const id of ids) assert.ok(report.includes(id), `gc reports removing ${id}`);
+    // No check that the report names every id: a concurrent test's run starts with gc too and may reap a
+    // dead owner's sandbox first. What counts is that nothing is left.
 
     const driver = chooseLimitDriver();
     for (const m of metas) {

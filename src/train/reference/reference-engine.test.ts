@@ -155,6 +155,8 @@ test('bad input is refused before any gradient changes, with a message naming th
   await assert.rejects(e.sample([1], { max_tokens: 2, top_p: 0 }, 1), /top_p must be in \(0, 1\]/);
   await assert.rejects(e.optimStep({ beta2: 1 }), /beta2 must be in \[0, 1\)/);
   await assert.rejects(ReferenceEngine.create({ model: 'huge' as never }), /unknown reference model "huge"/);
+  const small = await ReferenceEngine.create({ model: { ...SMALL_BYTE_MODEL, vocab_size: 20 }, threads: 1 });
+  assert.throws(() => small.getTokenizer(), /vocab_size is 20 but the tokenizer .* has 260 tokens/);
 });
 
 test('optimStep reports the gradient norm, clears gradients, and zero learning rate leaves weights alone', async () => {
