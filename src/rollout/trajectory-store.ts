@@ -68,6 +68,18 @@ export class TrajectoryStore {
     return [...this.done.values()];
   }
 
+  /**
+   * The trajectories of `tasks` with a sample index below `samples`, in task then sample order rather than
+   * the order episodes happened to finish: what trains on them is then the same on every run and resume.
+   */
+  forTasks(tasks: readonly { id: string }[], samples: number): Trajectory[] {
+    return tasks.flatMap((task) =>
+      Array.from({ length: samples }, (_, sample) => this.done.get(`${task.id}#${sample}`)).filter(
+        (t): t is Trajectory => t !== undefined,
+      ),
+    );
+  }
+
   append(t: Trajectory): void {
     if (this.fd === undefined) throw new Error(`trajectory store ${this.path} is closed`);
     // One write of the whole line: with O_APPEND it lands whole or, on a kill, as a prefix dropped on reopen.

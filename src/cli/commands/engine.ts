@@ -81,7 +81,7 @@ export function registerEngineCommand(program: Command): void {
       process.stdout.write(
         `sandgym engine: serving ${server.service.modelName} at ${server.url} (Tinker API under /api/v1, ` +
           `${options.apiKey ? 'API key required' : 'no API key'}); checkpoints in ${options.weightsDir}\n` +
-          `use it with TINKER_BASE_URL=${server.url}; stop with Ctrl-C\n`,
+          `use it with TINKER_BASE_URL=${server.url}\nstop with Ctrl-C\n`,
       );
       await new Promise<void>((done) => {
         process.once('SIGINT', done);

@@ -213,7 +213,7 @@ export async function mainJob(overrides: readonly string[], output?: string): Pr
       }).run(tasks.train, 1);
       progress.stop();
     }
-    const oracle = store.all();
+    const oracle = store.forTasks(tasks.train, 1);
     store.close();
     const curve = s.signal.aborted ? [] : await train(s, tasks, oracle, true);
     status = 'FINISHED';

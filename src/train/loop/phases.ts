@@ -65,8 +65,7 @@ export async function validate(ctx: RunContext, tasks: readonly Task[], label: s
       seed: ctx.config.trainer.seed,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     }).run(tasks, 1);
-    const ids = new Set(tasks.map((t) => t.id));
-    return summarize(store.all().filter((t) => ids.has(t.taskId)));
+    return summarize(store.forTasks(tasks, 1));
   } finally {
     store.close();
   }
@@ -205,13 +204,7 @@ export async function rlStep(
       seed: config.trainer.seed * 100_003 + step,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     }).run(tasks, config.rollout.n);
-    // In task then sample order, not finishing order: the batch (and so the update) is the same on every
-    // run and every resume.
-    const order = new Map(tasks.map((t, i) => [t.id, i]));
-    trajectories = store
-      .all()
-      .filter((t) => order.has(t.taskId) && t.sample < config.rollout.n)
-      .sort((a, b) => order.get(a.taskId)! - order.get(b.taskId)! || a.sample - b.sample);
+    trajectories = store.forTasks(tasks, config.rollout.n);
     stats = { 'rollout/retries': result.stats.retries, 'rollout/errors': result.stats.errors };
   } finally {
     store.close();

@@ -8,7 +8,7 @@ import { ASSETS_DIR, trainBpe, writeBpeTokenizerDir } from '../reference/index.t
 import { sftSequences } from './phases.ts';
 
 /**
- * The tokenizer directory the reference engine uses, per `engine.reference.tokenizer`: undefined for the
+ * The tokenizer directory the reference engine uses (none for a Tinker server's model), per `engine.reference.tokenizer`: undefined for the
  * byte tokenizer, a directory as given, or — for `bpe` — one learned from the SFT trajectories (as the model
  * will read them) and kept in the run directory, so a resumed run reads the same one.
  */
@@ -17,6 +17,8 @@ export async function runTokenizerDir(
   runDir: string,
   sft: readonly Trajectory[] | undefined,
 ): Promise<string | undefined> {
+  // A Tinker server's model comes with its own tokenizer.
+  if (config.trainer.engine === 'tinker') return undefined;
   const choice = config.engine.reference.tokenizer;
   if (choice === 'byte') return undefined;
   if (choice !== 'bpe') {
