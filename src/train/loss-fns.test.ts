@@ -51,6 +51,18 @@ test('cispo weights −p by the clipped ratio times A (defaults 0 and 4), with g
   close(evaluateLoss('cispo', rl([1, 1, 1]), p).dLogprob_T, [-0.5, -2, -1]);
 });
 
+test('ratio metrics count only trained tokens: a zero advantage (prompt, observation) is left out', () => {
+  // Token 0 stands for a prompt position: sampler logprob 0, advantage 0, so r = 0.5 would drag the mean.
+  const out = evaluateLoss('ppo', rl([0, 1, 1]), p);
+  assert.equal(out.trainedTokens, 2);
+  assert.equal(out.clippedTokens, 1);
+  assert.ok(Math.abs(out.ratioSum - 3) < 1e-6, `${out.ratioSum}`);
+  close(out.loss_T, [0, -1.2, -1]);
+  close(out.dLogprob_T, [0, 0, -1]);
+  const ce = evaluateLoss('cross_entropy', { ...rl([0, 0, 0]), weights_T: Float32Array.from([0, 1, 1]) }, p);
+  assert.equal(ce.trainedTokens, 2);
+});
+
 test('RL losses refuse missing inputs and inverted thresholds', () => {
   const d: ParsedDatum = { inputTokens_T: new Int32Array(3), targetTokens_T: new Int32Array(3) };
   assert.throws(() => evaluateLoss('ppo', d, p), /needs loss_fn_inputs.logprobs and advantages/);

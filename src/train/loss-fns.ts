@@ -9,7 +9,12 @@ export interface TokenLosses {
   loss_T: Float64Array;
   /** dLoss/dlogprob per token: what the engine back-propagates through the model. */
   dLogprob_T: Float64Array;
-  /** Tokens whose ratio was clipped (ppo, cispo), and the sum of the ratios r (RL losses; 0 for cross_entropy). */
+  /**
+   * Tokens the loss trains on (a nonzero advantage, or for cross_entropy a nonzero weight): the
+   * denominator of the ratio metrics, which prompt and observation positions would otherwise drown.
+   */
+  trainedTokens: number;
+  /** Trained tokens whose ratio was clipped (ppo, cispo), and the sum of their ratios r (0 for cross_entropy). */
   clippedTokens: number;
   ratioSum: number;
 }
@@ -26,7 +31,8 @@ const CISPO_DEFAULTS = { clip_low_threshold: 0, clip_high_threshold: 4 };
  *   importance_sampling  −r·A
  *   ppo                  −min(r·A, clip(r, low, high)·A)   (no dual clip, as Tinker)
  *   cispo                −sg(clip(r, low, high))·A·p        (sg: no gradient flows through the weight)
- * Every token is trained: Tinker masks through zero weights or advantages. Missing weights are 1.
+ * Tinker masks through zero weights or advantages, so a token with neither is left out (its loss and
+ * gradient are zero either way). Missing weights are 1.
  */
 export function evaluateLoss(
   lossFn: LossFnType,
@@ -41,23 +47,26 @@ export function evaluateLoss(
     throw new EngineInputError(`loss_fn "${lossFn}" needs loss_fn_inputs.logprobs and advantages`);
   }
   const row = (a: Float32Array | undefined) => (a ? [Array.from(a)] : undefined);
+  const by = lossFn === 'cross_entropy' ? datum.weights_T : datum.advantages_T;
+  const mask = Array.from(logprobs_T, (_, t): number => (by && by[t] === 0 ? 0 : 1));
+  const trainedTokens = mask.reduce((a, b) => a + b, 0);
   const result = computePolicyLoss(
     lossFn,
     {
       logprobs_B_T: [Array.from(logprobs_T)],
-      mask_B_T: [Array.from(logprobs_T, () => 1)],
+      mask_B_T: [mask],
       oldLogprobs_B_T: row(datum.logprobs_T),
       advantages_B_T: row(datum.advantages_T),
       weights_B_T: [datum.weights_T ? Array.from(datum.weights_T) : Array.from(logprobs_T, () => 1)],
     },
     policyConfig(lossFn, config),
   );
-  const T = logprobs_T.length;
   return {
     loss_T: Float64Array.from(result.loss_B_T[0]!),
     dLogprob_T: Float64Array.from(result.dLossDLogprob_B_T[0]!),
-    clippedTokens: Math.round(result.metrics.clipFraction * T),
-    ratioSum: (result.metrics.ratioMean ?? 0) * T,
+    trainedTokens,
+    clippedTokens: Math.round(result.metrics.clipFraction * trainedTokens),
+    ratioSum: (result.metrics.ratioMean ?? 0) * trainedTokens,
   };
 }
 

@@ -203,13 +203,15 @@ export class ReferenceEngine implements TrainingEngine {
     const outputs: ForwardBackwardOutput['loss_fn_outputs'] = [];
     let lossSum = 0;
     let tokens = 0;
+    let trained = 0;
     let clipped = 0;
     let ratioSum = 0;
     for (const shard of results) {
       if (shard.grads)
         for (let i = 0; i < this.grads.length; i++) this.grads[i] = this.grads[i]! + shard.grads[i]!;
-      for (const { logprobs_T, loss_T, clippedTokens, ratioSum: r } of shard.results) {
+      for (const { logprobs_T, loss_T, trainedTokens, clippedTokens, ratioSum: r } of shard.results) {
         for (const l of loss_T) lossSum += l;
+        trained += trainedTokens;
         clipped += clippedTokens;
         ratioSum += r;
         tokens += logprobs_T.length;
@@ -228,8 +230,8 @@ export class ReferenceEngine implements TrainingEngine {
         ...(lossFn === 'cross_entropy'
           ? {}
           : {
-              'clip_fraction:mean': clipped / Math.max(tokens, 1),
-              'ratio:mean': ratioSum / Math.max(tokens, 1),
+              'clip_fraction:mean': clipped / Math.max(trained, 1),
+              'ratio:mean': ratioSum / Math.max(trained, 1),
             }),
       },
     };

@@ -20,6 +20,7 @@ export interface ShardJob {
 export interface DatumResult {
   logprobs_T: Float32Array;
   loss_T: Float64Array;
+  trainedTokens: number;
   clippedTokens: number;
   ratioSum: number;
 }
@@ -52,14 +53,14 @@ export function runShard(model: Transformer, job: ShardJob): ShardResult {
     model.resetScratch();
     const acts = model.forward(datum.inputTokens_T, datum.targetTokens_T);
     const logprobs_T = model.rt.f32(acts.logprobs, acts.T).slice();
-    const { loss_T, dLogprob_T, clippedTokens, ratioSum } = evaluateLoss(
+    const { loss_T, dLogprob_T, trainedTokens, clippedTokens, ratioSum } = evaluateLoss(
       job.lossFn,
       datum,
       logprobs_T,
       job.config,
     );
     if (job.backward) backwardSequence(model, acts, dLogprob_T);
-    results.push({ logprobs_T, loss_T, clippedTokens, ratioSum });
+    results.push({ logprobs_T, loss_T, trainedTokens, clippedTokens, ratioSum });
   }
   model.resetScratch();
   return job.backward ? { results, grads: model.gradView().slice() } : { results };

@@ -27,6 +27,7 @@ export function mapForwardBackwardOutput(
   }
   let lossSum = 0;
   let tokens = 0;
+  let trained = 0;
   let clipped = 0;
   let ratioSum = 0;
   const loss_fn_outputs = outputs.map((out, i) => {
@@ -38,14 +39,15 @@ export function mapForwardBackwardOutput(
       : floatTensor(Array.from(token.loss_T, Math.fround));
     for (const l of loss.data) lossSum += l;
     tokens += T;
+    trained += token.trainedTokens;
     clipped += token.clippedTokens;
     ratioSum += token.ratioSum;
     return { logprobs, elementwise_loss: loss };
   });
   const computed: Record<string, number> = { 'loss:sum': lossSum, 'tokens:sum': tokens };
   if (lossFn !== 'cross_entropy') {
-    computed['clip_fraction:mean'] = clipped / Math.max(tokens, 1);
-    computed['ratio:mean'] = ratioSum / Math.max(tokens, 1);
+    computed['clip_fraction:mean'] = clipped / Math.max(trained, 1);
+    computed['ratio:mean'] = ratioSum / Math.max(trained, 1);
   }
   return {
     loss_fn_output_type: typeof wire.loss_fn_output_type === 'string' ? wire.loss_fn_output_type : lossFn,
