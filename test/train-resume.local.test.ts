@@ -28,7 +28,9 @@ describe('sandgym main: kill -9 during RL, then rerun', { skip, timeout: 600_000
     assert.equal(once.status, 0, once.stderr);
 
     const killed = await mkdtemp(join(tmpdir(), 'sg-train-killed-'));
-    const child = spawn(process.execPath, smallMainArgs(killed, data, ARGS), { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, smallMainArgs(killed, data, ARGS), {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let log = '';
     await new Promise<void>((resolve, reject) => {
       child.stderr!.on('data', (b: Buffer) => {

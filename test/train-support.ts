@@ -10,7 +10,10 @@ export const CLI = join(ROOT, 'bin', 'sandgym.js');
 export async function microData(train: number, val: number): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sg-train-data-'));
   const rows = (f: string, n: number) =>
-    readFileSync(join(ROOT, 'datasets', 'micro', f), 'utf8').split('\n').slice(0, n).join('\n');
+    readFileSync(join(ROOT, 'datasets', 'micro', f), 'utf8')
+      .split('\n')
+      .slice(0, n)
+      .join('\n');
   writeFileSync(join(dir, 'train.jsonl'), `${rows('train.jsonl', train)}\n`);
   writeFileSync(join(dir, 'val.jsonl'), `${rows('heldout.jsonl', val)}\n`);
   return dir;

@@ -23,7 +23,10 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env) {
   return { child, exit, out: () => stdout, err: () => stderr };
 }
 
-describe('sandgym main with trainer.engine=tinker against sandgym engine serve', { skip, timeout: 600_000 }, () => {
+describe('sandgym main with trainer.engine=tinker against sandgym engine serve', {
+  skip,
+  timeout: 600_000,
+}, () => {
   it('runs SFT and RL steps over the Tinker API and writes the curve', async () => {
     const weights = await mkdtemp(join(tmpdir(), 'sg-engine-weights-'));
     const server = run([CLI, 'engine', 'serve', '--port', '0', '--model', 'tiny', '--weights-dir', weights]);

@@ -4,6 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { stringify } from 'yaml';
 import { isConfigError } from '../errors.ts';
 import { configProblems, loadConfig, renderDefaultsYaml, totalSandboxes } from './index.ts';
 
@@ -28,6 +29,14 @@ describe('loadConfig', () => {
     assert.equal(c.algorithm.adv_estimator, 'rloo');
     assert.equal(c.sandbox.limits.memory_mb, 512);
     assert.equal(c.sandbox.limits.pids, 512, 'siblings of an overridden key keep their defaults');
+  });
+
+  it("reads back a run directory's config.yaml, version stamp included", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sg-cfg-'));
+    const f = join(dir, 'config.yaml');
+    const config = loadConfig([], ['rollout.n=3', 'data.train_files=[a.jsonl]']);
+    await writeFile(f, stringify({ sandgym_version: '0.1.0', ...config }));
+    assert.deepEqual(loadConfig([f]), config);
   });
 
   it('rejects unknown keys in files and wrong types, naming the key', async () => {

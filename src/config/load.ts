@@ -41,7 +41,11 @@ export function readYamlFile(path: string): Record<string, unknown> {
  */
 export function loadConfig(files: readonly string[] = [], overrides: readonly string[] = []): Config {
   let tree = configSchema.parse({}) as unknown as Record<string, unknown>;
-  for (const f of files) tree = deepMerge(tree, readYamlFile(f)) as Record<string, unknown>;
+  for (const f of files) {
+    // A run directory's config.yaml records the version that wrote it; that is not a setting.
+    const { sandgym_version: _, ...doc } = readYamlFile(f);
+    tree = deepMerge(tree, doc) as Record<string, unknown>;
+  }
   for (const o of overrides) applyOverride(tree, parseOverride(o));
   const parsed = configSchema.safeParse(tree);
   if (!parsed.success) {

@@ -26,11 +26,19 @@ function traj(taskId: string, sample: number): Trajectory {
 describe('TrajectoryStore', () => {
   it('gives the trajectories of a task list in task then sample order, whatever order they finished in', () => {
     const s = TrajectoryStore.open(join(mkdtempSync(join(tmpdir(), 'sg-store-')), 't.jsonl'));
-    for (const [id, n] of [['b', 1], ['a', 2], ['c', 0], ['b', 0], ['a', 0]] as const) s.append(traj(id, n));
-    assert.deepEqual(
-      s.forTasks([{ id: 'a' }, { id: 'b' }, { id: 'x' }], 2).map(trajectoryKey),
-      ['a#0', 'b#0', 'b#1'],
-    );
+    for (const [id, n] of [
+      ['b', 1],
+      ['a', 2],
+      ['c', 0],
+      ['b', 0],
+      ['a', 0],
+    ] as const)
+      s.append(traj(id, n));
+    assert.deepEqual(s.forTasks([{ id: 'a' }, { id: 'b' }, { id: 'x' }], 2).map(trajectoryKey), [
+      'a#0',
+      'b#0',
+      'b#1',
+    ]);
     s.close();
   });
 

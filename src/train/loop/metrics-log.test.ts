@@ -50,7 +50,10 @@ async function fakeMlflow(): Promise<{ url: string; calls: Call[]; server: Serve
       if (path === 'runs/log-batch') {
         const bad = (body!.metrics as { key: string }[]).find((m) => !/^[\w\-. /]+$/.test(m.key));
         return bad
-          ? reply(400, { error_code: 'INVALID_PARAMETER_VALUE', message: `Invalid metric name: '${bad.key}'` })
+          ? reply(400, {
+              error_code: 'INVALID_PARAMETER_VALUE',
+              message: `Invalid metric name: '${bad.key}'`,
+            })
           : reply(200, {});
       }
       if (path === 'runs/update') return reply(200, { run_info: {} });
@@ -138,7 +141,10 @@ describe('JSONL metrics', () => {
     const sink = new JsonlMetrics(path);
     await sink.log(1, { a: 1 });
     await sink.log(2, { a: 0.5 });
-    const rows = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.deepEqual(
       rows.map(({ step, a }) => ({ step, a })),
       [

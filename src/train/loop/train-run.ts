@@ -53,21 +53,23 @@ export async function trainRun(o: TrainRunOptions): Promise<Curve> {
 
   if (config.trainer.val_before_train) await point('init', 0);
 
-  if (o.sftTrajectories && !state.done.includes('sft') && !o.signal?.aborted) {
+  if (o.sftTrajectories && !o.signal?.aborted) {
     const template = await loadChatTemplate(o.engine.getInfo().tokenizer_dir);
     const seqs = await sftSequences(o.sftTrajectories, template, config.sft.only_resolved);
     if (seqs.length === 0) throw new Error('SFT: no trajectory to learn from (none resolved its task?)');
-    o.log(`sft: ${seqs.length} trajectories, ${config.sft.epochs} epochs`);
     const perEpoch = Math.ceil(seqs.length / config.sft.batch_size);
-    await runSft(o, seqs, {
-      startStep: state.phase === 'sft' ? state.step : 0,
-      afterStep: async (step, last) => {
-        if (last || step % perEpoch === 0) await checkpoint('sft', step, last);
-      },
-    });
-    if (o.signal?.aborted) return state.curve;
-    const sftSteps = perEpoch * config.sft.epochs;
-    await point('sft', sftSteps);
+    if (!state.done.includes('sft')) {
+      o.log(`sft: ${seqs.length} trajectories, ${config.sft.epochs} epochs`);
+      await runSft(o, seqs, {
+        startStep: state.phase === 'sft' ? state.step : 0,
+        afterStep: async (step, last) => {
+          if (last || step % perEpoch === 0) await checkpoint('sft', step, last);
+        },
+      });
+      if (o.signal?.aborted) return state.curve;
+    }
+    // Also when a run killed during this validation resumes: the weights are still SFT's until RL starts.
+    if (state.phase === 'sft') await point('sft', perEpoch * config.sft.epochs);
   }
 
   if (o.rl && !state.done.includes('rl') && !o.signal?.aborted) {
