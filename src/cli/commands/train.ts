@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { createSamplerFactory } from '../../agent/samplers.ts';
 import type { Trajectory } from '../../agent/types.ts';
 import { type Config, loadConfig, totalSandboxes } from '../../config/index.ts';
-import { errorMessage } from '../../errors.ts';
+import { DatasetError, errorMessage } from '../../errors.ts';
 import { RolloutEngine, TrajectoryStore } from '../../rollout/index.ts';
 import type { SandboxProvider } from '../../sandbox/index.ts';
 import type { Task } from '../../tasks/index.ts';
@@ -133,7 +133,7 @@ async function train(
 function readTrajectories(files: readonly string[]): Trajectory[] {
   return files.flatMap((f) => {
     if (!existsSync(f))
-      throw new Error(`SFT data ${f} does not exist; make it with "sandgym run --policy oracle"`);
+      throw new DatasetError(`SFT data ${f} does not exist; make it with "sandgym run --policy oracle"`);
     const store = TrajectoryStore.open(f);
     const all = store.all();
     store.close();
@@ -166,25 +166,34 @@ export function registerTrainCommand(program: Command): void {
       'trajectory JSONL files (e.g. from "sandgym run --policy oracle") to fine-tune on first',
     )
     .option('--rl', 'after --sft, go on with RL (default: RL only without --sft)')
+    .option(
+      '--resume',
+      "continue from the run directory's latest checkpoint, and fail if it has none (without it a run resumes when it can: trainer.resume_mode=auto)",
+    )
     .option('-o, --output <dir>', 'run directory')
-    .action(async (args: string[], flags: { sft?: string[]; rl?: boolean; output?: string }) => {
-      const { files, overrides } = configArgs(args);
-      const config = loadConfig(files, overrides);
-      const s = await openSession(config, flags.output);
-      let status: 'FINISHED' | 'FAILED' = 'FAILED';
-      try {
-        const tasks = await loadSplits(s);
-        const sft = flags.sft
-          ? readTrajectories(flags.sft)
-          : config.sft.files.length
-            ? readTrajectories(config.sft.files)
-            : undefined;
-        await train(s, tasks, sft, !sft || Boolean(flags.rl));
-        status = 'FINISHED';
-      } finally {
-        await s.end(status);
-      }
-    });
+    .action(
+      async (args: string[], flags: { sft?: string[]; rl?: boolean; resume?: boolean; output?: string }) => {
+        const { files, overrides } = configArgs(args);
+        const config = loadConfig(files, [
+          ...overrides,
+          ...(flags.resume ? ['trainer.resume_mode=must'] : []),
+        ]);
+        const s = await openSession(config, flags.output);
+        let status: 'FINISHED' | 'FAILED' = 'FAILED';
+        try {
+          const tasks = await loadSplits(s);
+          const sft = flags.sft
+            ? readTrajectories(flags.sft)
+            : config.sft.files.length
+              ? readTrajectories(config.sft.files)
+              : undefined;
+          await train(s, tasks, sft, !sft || Boolean(flags.rl));
+          status = 'FINISHED';
+        } finally {
+          await s.end(status);
+        }
+      },
+    );
 }
 
 /**

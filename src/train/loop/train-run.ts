@@ -1,8 +1,10 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Trajectory } from '../../agent/types.ts';
+import { DatasetError } from '../../errors.ts';
 import { loadChatTemplate } from '../../llm/index.ts';
 import type { Task } from '../../tasks/index.ts';
+import { CheckpointError } from '../errors.ts';
 import { latestCheckpoint, saveCheckpoint, type TrainerState } from './checkpoints.ts';
 import { type RunContext, rlStep, runSft, seededOrder, sftSequences, validate } from './phases.ts';
 
@@ -27,7 +29,9 @@ export async function trainRun(o: TrainRunOptions): Promise<Curve> {
   const { config } = o;
   const ckpt = config.trainer.resume_mode === 'disable' ? undefined : await latestCheckpoint(o.runDir);
   if (config.trainer.resume_mode === 'must' && !ckpt) {
-    throw new Error(`trainer.resume_mode=must, but ${o.runDir} has no checkpoint`);
+    throw new CheckpointError(
+      `${o.runDir} has no checkpoint to resume from (--resume, trainer.resume_mode=must); drop --resume to start it`,
+    );
   }
   const state: TrainerState = ckpt?.state ?? { phase: 'init', step: 0, done: [], curve: [] };
   if (ckpt) {
@@ -56,7 +60,10 @@ export async function trainRun(o: TrainRunOptions): Promise<Curve> {
   if (o.sftTrajectories && !o.signal?.aborted) {
     const template = await loadChatTemplate(o.engine.getInfo().tokenizer_dir);
     const seqs = await sftSequences(o.sftTrajectories, template, config.sft.only_resolved);
-    if (seqs.length === 0) throw new Error('SFT: no trajectory to learn from (none resolved its task?)');
+    if (seqs.length === 0)
+      throw new DatasetError(
+        'SFT: no trajectory to learn from; sft.only_resolved keeps only those that resolved their task',
+      );
     const perEpoch = Math.ceil(seqs.length / config.sft.batch_size);
     if (!state.done.includes('sft')) {
       o.log(`sft: ${seqs.length} trajectories, ${config.sft.epochs} epochs`);
