@@ -8,7 +8,16 @@ import { describe, it } from 'node:test';
 import { microData, smallMainArgs } from './train-support.ts';
 
 const skip = process.getuid?.() === 0 ? false : 'the local provider needs root';
-const ARGS = ['trainer.total_training_steps=3', 'trainer.save_freq=1', 'trainer.test_freq=0'];
+// With the KL penalty under the adaptive controller: its reference policy and β must survive the kill too.
+const ARGS = [
+  'trainer.total_training_steps=3',
+  'trainer.save_freq=1',
+  'trainer.test_freq=0',
+  'algorithm.use_kl_in_reward=true',
+  'algorithm.kl_ctrl.type=adaptive',
+  'algorithm.kl_ctrl.kl_coef=0.05',
+  'algorithm.kl_ctrl.horizon=10',
+];
 
 /** Every file of the final checkpoint: weights, optimizer moments, generator state. */
 function finalState(dir: string): Map<string, Buffer> {
@@ -45,6 +54,16 @@ describe('sandgym main: kill -9 during RL, then rerun', { skip, timeout: 600_000
     const rerun = spawnSync(process.execPath, smallMainArgs(killed, data, ARGS), { encoding: 'utf8' });
     assert.equal(rerun.status, 0, rerun.stderr);
     assert.match(rerun.stderr, /resumed from .*rl-00000[12]: phase rl, step [12]/);
+
+    const betas = (dir: string) =>
+      readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as Record<string, number>)['kl/coef'])
+        .filter((b) => b !== undefined);
+    assert.equal(betas(whole).length, 3);
+    assert.notEqual(betas(whole)[2], 0.05, 'the adaptive controller moved β');
+    assert.equal(betas(killed).at(-1), betas(whole).at(-1));
 
     const a = finalState(whole);
     const b = finalState(killed);

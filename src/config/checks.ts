@@ -33,6 +33,13 @@ export function configProblems(c: Config): string[] {
   if (!c.env.tools.includes('finish')) {
     problems.push('env.tools must include "finish": without it an episode can only end by a budget');
   }
+  if (c.actor.use_kl_loss) {
+    problems.push(
+      'actor.use_kl_loss: the engines take Tinker-style losses (ppo, importance_sampling, cispo), which have no ' +
+        'KL term; use algorithm.use_kl_in_reward=true (the penalty folded into the reward, as the Tinker ' +
+        'cookbook does) with algorithm.kl_ctrl.kl_coef',
+    );
+  }
   return problems;
 }
 

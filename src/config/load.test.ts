@@ -59,13 +59,19 @@ describe('loadConfig', () => {
       () =>
         loadConfig(
           [],
-          ['actor.ppo_max_token_len_per_gpu=1000', 'trainer.n_gpus_per_node=3', 'env.tools=[bash]'],
+          [
+            'actor.ppo_max_token_len_per_gpu=1000',
+            'trainer.n_gpus_per_node=3',
+            'env.tools=[bash]',
+            'actor.use_kl_loss=true',
+          ],
         ),
       (e: unknown) =>
         isConfigError(e) &&
         /ppo_max_token_len_per_gpu \(1000\)/.test(e.message) &&
         /divisible by trainer.n_gpus_per_node/.test(e.message) &&
-        /unknown tool "bash"/.test(e.message),
+        /unknown tool "bash"/.test(e.message) &&
+        /use algorithm.use_kl_in_reward=true/.test(e.message),
     );
   });
 });

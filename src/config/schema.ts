@@ -161,7 +161,10 @@ const algorithm = section({
   norm_adv_by_std_in_grpo: z.boolean().default(true).describe('false = Dr.GRPO (no std normalization).'),
   gamma: z.number().min(0).max(1).default(1).describe('Discount.'),
   lam: z.number().min(0).max(1).default(1).describe('GAE lambda.'),
-  use_kl_in_reward: z.boolean().default(false).describe('Subtract beta·KL from token rewards.'),
+  use_kl_in_reward: z
+    .boolean()
+    .default(false)
+    .describe('Subtract β·KL(sampler ‖ the policy RL started from) from token rewards.'),
   kl_penalty: z
     .string()
     .default('kl')
@@ -192,13 +195,13 @@ const actor = section({
     .min(0)
     .default(0.28)
     .describe('PPO: ratio ≤ 1 + clip_ratio_high (DAPO clip-higher).'),
-  clip_ratio_c: z.number().gt(1).default(3).describe('Dual-clip bound for negative advantages.'),
   loss_agg_mode: z
     .enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'])
     .default('seq-mean-token-sum'),
-  use_kl_loss: z.boolean().default(false).describe('Add kl_loss_coef·KL(π‖π_ref) to the loss.'),
-  kl_loss_coef: z.number().min(0).default(0.001),
-  kl_loss_type: z.string().default('low_var_kl'),
+  use_kl_loss: z
+    .boolean()
+    .default(false)
+    .describe('verl’s KL loss term: Tinker-style losses have none; use algorithm.use_kl_in_reward.'),
   lr: z.number().positive().default(1e-6).describe('Adam learning rate.'),
   weight_decay: z.number().min(0).default(0).describe('Decoupled weight decay.'),
   grad_clip: z.number().min(0).default(1).describe('Global gradient-norm clip (0 = off).'),

@@ -108,11 +108,8 @@ async function train(
   sft: Trajectory[] | undefined,
   rl: boolean,
 ) {
-  const engine = await createTrainingEngine(
-    s.config,
-    process.env,
-    await runTokenizerDir(s.config, s.runDir, sft),
-  );
+  const tokenizerDir = await runTokenizerDir(s.config, s.runDir, sft);
+  const engine = await createTrainingEngine(s.config, process.env, tokenizerDir);
   try {
     const curve = await trainRun({
       ...s,
@@ -121,6 +118,11 @@ async function train(
       valTasks: tasks.val,
       ...(sft ? { sftTrajectories: sft } : {}),
       rl,
+      referenceFrom: async (dir) => {
+        const reference = await createTrainingEngine(s.config, process.env, tokenizerDir);
+        await reference.loadState(dir, { optimizer: false });
+        return reference;
+      },
     });
     writeFileSync(join(s.runDir, 'curve.json'), `${JSON.stringify(curve, null, 2)}\n`);
     if (curve.length) process.stdout.write(`held-out resolved rate:\n${formatCurve(curve)}\n`);

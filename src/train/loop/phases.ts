@@ -19,7 +19,7 @@ import { datumLength, sftDatum, type TokenSequence } from './build-datums.ts';
 import { engineSamplers } from './engine-samplers.ts';
 import type { MetricsSink } from './metrics-log.ts';
 import { replayTurnTokens } from './replay-tokens.ts';
-import { buildRlBatch, type RlBatch } from './rl-batch.ts';
+import { buildRlBatch, type ExtraLogprobs, type RlBatch, selectTrainable } from './rl-batch.ts';
 
 /** What every phase of a training run works with. */
 export interface RunContext {
@@ -30,6 +30,12 @@ export interface RunContext {
   metrics: MetricsSink;
   log: (line: string) => void;
   signal?: AbortSignal;
+}
+
+/** What RL needs besides the policy: the frozen reference policy and β when the reward carries a KL penalty. */
+export interface KlReference {
+  engine: TrainingEngine;
+  coef: number;
 }
 
 /** A seeded permutation (Fisher–Yates over mulberry32), so epochs replay identically on resume. */
@@ -187,6 +193,7 @@ export async function rlStep(
   ctx: RunContext,
   tasks: readonly Task[],
   step: number,
+  kl?: KlReference,
 ): Promise<Record<string, number>> {
   const { config, engine } = ctx;
   const t0 = performance.now();
@@ -211,27 +218,43 @@ export async function rlStep(
   }
   if (ctx.signal?.aborted) return {};
   const t1 = performance.now();
-  const batch = buildRlBatch(trajectories, config, engine.getInfo().max_seq_len);
+  const trainable = selectTrainable(trajectories, config, engine.getInfo().max_seq_len);
+  const seqs = trainable.kept.map((k) => k.seq);
+  const extra: ExtraLogprobs = {};
+  if (kl && seqs.length) {
+    extra.ref_B_T = await responseLogprobs(kl.engine, seqs, config.actor.ppo_max_token_len_per_gpu);
+    extra.klCoef = kl.coef;
+  }
+  if (config.algorithm.rollout_correction.tis_mode !== 'none' && seqs.length) {
+    extra.trainer_B_T = await responseLogprobs(engine, seqs, config.actor.ppo_max_token_len_per_gpu);
+  }
+  const batch = buildRlBatch(trainable, config, extra);
   writeStepParquet(ctx, step, trajectories, batch);
   let loss = 0;
   let tokens = 0;
   let ratio = 0;
   let clipped = 0;
+  let gradNorm = 0;
   const parts = chunks(batch.datums, config.actor.ppo_max_token_len_per_gpu);
-  for (const part of parts) {
-    const fb = await engine.forwardBackward(part, config.actor.loss_fn, rlLossConfig(config));
-    loss += fb.metrics['loss:sum'] ?? 0;
-    tokens += fb.metrics['tokens:sum'] ?? 0;
-    ratio += (fb.metrics['ratio:mean'] ?? 1) / parts.length;
-    clipped += (fb.metrics['clip_fraction:mean'] ?? 0) / parts.length;
+  // Each epoch is one optimizer step on the whole batch; the old logprobs stay the sampler's, so later
+  // epochs are off-policy and the PPO clip bounds how far they move.
+  for (let epoch = 0; epoch < config.actor.ppo_epochs && batch.datums.length; epoch++) {
+    for (const part of parts) {
+      const fb = await engine.forwardBackward(part, config.actor.loss_fn, rlLossConfig(config));
+      if (epoch === 0) {
+        loss += fb.metrics['loss:sum'] ?? 0;
+        tokens += fb.metrics['tokens:sum'] ?? 0;
+      }
+      ratio += (fb.metrics['ratio:mean'] ?? 1) / parts.length / config.actor.ppo_epochs;
+      clipped += (fb.metrics['clip_fraction:mean'] ?? 0) / parts.length / config.actor.ppo_epochs;
+    }
+    const opt = await engine.optimStep({
+      learning_rate: config.actor.lr,
+      weight_decay: config.actor.weight_decay,
+      grad_clip_norm: config.actor.grad_clip,
+    });
+    gradNorm = opt.metrics.grad_norm ?? 0;
   }
-  const opt = batch.datums.length
-    ? await engine.optimStep({
-        learning_rate: config.actor.lr,
-        weight_decay: config.actor.weight_decay,
-        grad_clip_norm: config.actor.grad_clip,
-      })
-    : { metrics: {} as Record<string, number> };
   const t2 = performance.now();
   const summary = summarize(trajectories);
   return {
@@ -241,9 +264,31 @@ export async function rlStep(
     'actor/loss': loss,
     'actor/ratio_mean': ratio,
     'actor/clip_fraction': clipped,
-    'actor/grad_norm': opt.metrics.grad_norm ?? 0,
+    'actor/grad_norm': gradNorm,
     'perf/rollout_s': (t1 - t0) / 1000,
     'perf/train_s': (t2 - t1) / 1000,
-    'perf/tokens_per_s': tokens / Math.max(1e-9, (t2 - t1) / 1000),
+    'perf/tokens_per_s': (tokens * config.actor.ppo_epochs) / Math.max(1e-9, (t2 - t1) / 1000),
   };
+}
+
+/** Each sequence's logprobs of its response tokens under `engine`'s current weights (a forward pass). */
+async function responseLogprobs(
+  engine: TrainingEngine,
+  seqs: readonly TokenSequence[],
+  maxTokens: number,
+): Promise<number[][]> {
+  const out: number[][] = [];
+  let i = 0;
+  for (const part of chunks(
+    seqs.map((q) => sftDatum(q)),
+    maxTokens,
+  )) {
+    const fwd = await engine.forward(part, 'cross_entropy');
+    for (const o of fwd.loss_fn_outputs) {
+      // Target position j predicts token j + 1: the response starts at target promptIds.length − 1.
+      out.push(o.logprobs.data.slice(seqs[i]!.promptIds.length - 1));
+      i++;
+    }
+  }
+  return out;
 }

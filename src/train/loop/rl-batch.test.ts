@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TRAJECTORY_FORMAT, type Trajectory, type TurnRecord } from '../../agent/types.ts';
 import { loadConfig } from '../../config/index.ts';
-import { buildRlBatch } from './rl-batch.ts';
+import { buildRlBatch, selectTrainable } from './rl-batch.ts';
 
 function turn(promptIds: number[], completionIds: number[], logprob = -0.5): TurnRecord {
   return {
@@ -47,7 +47,10 @@ const twoTurns = () => [turn([1, 2], [3]), turn([1, 2, 3, 9], [4, 5])];
 describe('buildRlBatch', () => {
   it('makes Tinker datums with GRPO advantages on model tokens only, scaled by token-mean', () => {
     const config = loadConfig([], ['algorithm.adv_estimator=grpo', 'actor.loss_agg_mode=token-mean']);
-    const batch = buildRlBatch([traj('t', 0, 1, twoTurns()), traj('t', 1, 0, twoTurns())], config, 1024);
+    const batch = buildRlBatch(
+      selectTrainable([traj('t', 0, 1, twoTurns()), traj('t', 1, 0, twoTurns())], config, 1024),
+      config,
+    );
     assert.equal(batch.datums.length, 2);
     // Scores 1 and 0: mean 0.5, unbiased std √0.5 ≈ 0.70711 → A = ±0.5/(0.70711+1e-6) ≈ ±0.707106.
     // token-mean over 2×3 model tokens: weight 1/6 → ±0.117851 per model token.
@@ -67,15 +70,18 @@ describe('buildRlBatch', () => {
     const config = loadConfig([], ['algorithm.adv_estimator=rloo']);
     const drift = [turn([1, 2], [3]), turn([1, 7, 3, 9], [4])];
     const batch = buildRlBatch(
-      [
-        traj('t', 0, 1, twoTurns()),
-        traj('t', 1, 0, twoTurns()),
-        traj('t', 2, null, twoTurns(), 'error'),
-        traj('t', 3, 1, drift),
-        traj('t', 4, 0, twoTurns(), 'max_steps'),
-      ],
+      selectTrainable(
+        [
+          traj('t', 0, 1, twoTurns()),
+          traj('t', 1, 0, twoTurns()),
+          traj('t', 2, null, twoTurns(), 'error'),
+          traj('t', 3, 1, drift),
+          traj('t', 4, 0, twoTurns(), 'max_steps'),
+        ],
+        config,
+        1024,
+      ),
       config,
-      1024,
     );
     assert.equal(batch.metrics['rollout/trained'], 2);
     assert.equal(batch.metrics['rollout/masked_error'], 1);
@@ -88,9 +94,52 @@ describe('buildRlBatch', () => {
   it('drops sequences longer than the model context and samplers without token ids', () => {
     const config = loadConfig();
     const noTokens = { ...turn([1], [2]), tokens: undefined } as unknown as TurnRecord;
-    const b = buildRlBatch([traj('t', 0, 1, twoTurns()), traj('t', 1, 1, [noTokens])], config, 3);
+    const b = buildRlBatch(
+      selectTrainable([traj('t', 0, 1, twoTurns()), traj('t', 1, 1, [noTokens])], config, 3),
+      config,
+    );
     assert.equal(b.metrics['rollout/masked_too_long'], 1);
     assert.equal(b.metrics['rollout/masked_no_tokens'], 1);
     assert.equal(b.datums.length, 0);
+  });
+
+  it('takes β·KL(sampler ‖ reference) off the reward before the advantages, and reports the KL', () => {
+    const config = loadConfig([], ['algorithm.adv_estimator=rloo', 'algorithm.kl_penalty=kl']);
+    const set = selectTrainable([traj('t', 0, 1, twoTurns()), traj('t', 1, 0, twoTurns())], config, 1024);
+    // Response tokens [3, 9, 4, 5], 9 an observation; sampler logprobs −0.5 on model tokens.
+    // k1 = sampler − ref: sequence 0 → [0.5, ·, 0, 0], sequence 1 → [0, ·, 0, 1].
+    const b = buildRlBatch(set, config, {
+      ref_B_T: [
+        [-1, 0, -0.5, -0.5],
+        [-0.5, 0, -0.5, -1.5],
+      ],
+      klCoef: 0.1,
+    });
+    // Scores 1 − 0.05 = 0.95 and 0 − 0.1 = −0.1; RLOO ±1.05; seq-mean-token-sum weight 1/2.
+    assert.ok(Math.abs(b.datums[0]!.loss_fn_inputs.advantages!.data[1]! - 0.525) < 1e-9);
+    assert.ok(Math.abs(b.datums[1]!.loss_fn_inputs.advantages!.data[1]! + 0.525) < 1e-9);
+    // Mean over sequences of the per-sequence mean over its 3 model tokens: (0.5/3 + 1/3) / 2.
+    assert.ok(Math.abs(b.metrics['kl/observed']! - 0.25) < 1e-6);
+    assert.equal(b.metrics['kl/coef'], 0.1);
+  });
+
+  it('weights advantages by truncated importance ratios of trainer over sampler', () => {
+    const config = loadConfig(
+      [],
+      [
+        'algorithm.adv_estimator=rloo',
+        'algorithm.rollout_correction.tis_mode=token',
+        'algorithm.rollout_correction.tis_cap=2',
+      ],
+    );
+    const set = selectTrainable([traj('t', 0, 1, twoTurns()), traj('t', 1, 0, twoTurns())], config, 1024);
+    const same = [-0.5, 0, -0.5, -0.5];
+    const b = buildRlBatch(set, config, { trainer_B_T: [[-0.5 + Math.log(3), 0, -0.5, -0.5], same] });
+    const a = b.datums[0]!.loss_fn_inputs.advantages!.data;
+    // Ratio 3 on the first token, truncated to 2; ratio 1 elsewhere. RLOO +1 × weight 1/2.
+    assert.ok(Math.abs(a[1]! - 1) < 1e-6, `${a[1]}`);
+    assert.ok(Math.abs(a[3]! - 0.5) < 1e-9);
+    // Before truncation: (3 + 1 + 1 + 1 + 1 + 1) / 6.
+    assert.ok(Math.abs(b.metrics['rollout_is/mean']! - 8 / 6) < 1e-6);
   });
 });

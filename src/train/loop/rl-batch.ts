@@ -1,6 +1,14 @@
 import type { Trajectory } from '../../agent/types.ts';
 import type { Config } from '../../config/index.ts';
-import { aggregateLoss, assembleTrajectory, computeAdvantages, placeOutcomeReward } from '../../rl/index.ts';
+import {
+  aggregateLoss,
+  applyKlPenalty,
+  assembleTrajectory,
+  computeAdvantages,
+  estimateKl,
+  placeOutcomeReward,
+  rolloutCorrectionWeights,
+} from '../../rl/index.ts';
 import type { Datum } from '../engine.ts';
 import { rlDatum, type TokenSequence } from './build-datums.ts';
 
@@ -56,18 +64,21 @@ function exclusion(
   return { ...a, logprobs: a.responseLogprobs ?? a.responseIds.map(() => 0) };
 }
 
+/** A step's trajectories split into those that train (assembled token-exact) and counts of the rest. */
+export interface TrainableSet {
+  kept: { t: Trajectory; seq: TokenSequence & { logprobs: number[] } }[];
+  metrics: Record<string, number>;
+}
+
 /**
- * A training step's datums from its rollouts: trajectories assembled token-exact, masked ones (errors,
- * compact filtering, token drift, overlong) left out of both the loss and the group baselines, outcome
- * rewards turned into per-token advantages by `algorithm.adv_estimator` within each task's group, and
- * multiplied by the `actor.loss_agg_mode` weight — since Tinker-style losses are sums, the engine then
- * computes exactly the aggregated loss.
+ * The trajectories that train: masked ones (errors, compact filtering, token drift, overlong) are left out
+ * of both the loss and the group baselines, and counted.
  */
-export function buildRlBatch(
+export function selectTrainable(
   trajectories: readonly Trajectory[],
   config: Config,
   maxSeqLen: number,
-): RlBatch {
+): TrainableSet {
   const counts: Record<ExclusionReason, number> = {
     error: 0,
     filtered: 0,
@@ -75,25 +86,59 @@ export function buildRlBatch(
     no_tokens: 0,
     too_long: 0,
   };
-  const kept: { t: Trajectory; seq: TokenSequence & { logprobs: number[] } }[] = [];
+  const kept: TrainableSet['kept'] = [];
   for (const t of trajectories) {
     const r = exclusion(t, config, maxSeqLen);
     if (typeof r === 'string') counts[r]++;
     else kept.push({ t, seq: r });
   }
-  const metrics: Record<string, number> = {
-    'rollout/trajectories': trajectories.length,
-    'rollout/trained': kept.length,
-    ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [`rollout/masked_${k}`, v])),
+  return {
+    kept,
+    metrics: {
+      'rollout/trajectories': trajectories.length,
+      'rollout/trained': kept.length,
+      ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [`rollout/masked_${k}`, v])),
+    },
   };
+}
+
+/** Per kept trajectory and response token, logprobs the step computed beyond the sampler's. */
+export interface ExtraLogprobs {
+  /** log π_ref: with `algorithm.use_kl_in_reward`, β·KL(sampler ‖ ref) per token comes off the reward. */
+  ref_B_T?: number[][];
+  /** β of that penalty (the KL controller's current value). */
+  klCoef?: number;
+  /** log π of the trainer before the update: with `rollout_correction.tis_mode`, truncated IS weights. */
+  trainer_B_T?: number[][];
+}
+
+/**
+ * A training step's datums: outcome rewards (less the KL penalty, when on) turned into per-token
+ * advantages by `algorithm.adv_estimator` within each task's group, times the rollout-correction weight
+ * (when on) and the `actor.loss_agg_mode` weight — since Tinker-style losses are sums, the engine then
+ * computes exactly the aggregated loss.
+ */
+export function buildRlBatch(set: TrainableSet, config: Config, extra: ExtraLogprobs = {}): RlBatch {
+  const { kept } = set;
+  const metrics = { ...set.metrics };
   if (kept.length === 0) return { datums: [], samples: [], metrics };
 
   const mask_B_T = kept.map((k) => [...k.seq.responseMask]);
+  const sampler_B_T = kept.map((k) => k.seq.logprobs);
   const rewards = kept.map((k) => k.t.reward!);
+  let tokenLevelRewards_B_T = kept.map((k, b) => placeOutcomeReward(k.seq.responseMask, rewards[b]!));
+  if (extra.ref_B_T) {
+    const { kl_B_T } = estimateKl(config.algorithm.kl_penalty, sampler_B_T, extra.ref_B_T);
+    const beta = extra.klCoef ?? config.algorithm.kl_ctrl.kl_coef;
+    const penalized = applyKlPenalty(tokenLevelRewards_B_T, kl_B_T, beta, mask_B_T);
+    tokenLevelRewards_B_T = penalized.tokenLevelRewards_B_T;
+    metrics['kl/observed'] = penalized.observedKl;
+    metrics['kl/coef'] = beta;
+  }
   const { advantages_B_T } = computeAdvantages(
     config.algorithm.adv_estimator,
     {
-      tokenLevelRewards_B_T: kept.map((k, b) => placeOutcomeReward(k.seq.responseMask, rewards[b]!)),
+      tokenLevelRewards_B_T,
       responseMask_B_T: mask_B_T,
       groupIds_B: kept.map((k) => k.t.taskId),
     },
@@ -103,6 +148,17 @@ export function buildRlBatch(
       lam: config.algorithm.lam,
     },
   );
+  let isWeight_B_T: number[][] | undefined;
+  if (extra.trainer_B_T) {
+    const rc = config.algorithm.rollout_correction;
+    const correction = rolloutCorrectionWeights(
+      { trainerLogprobs_B_T: extra.trainer_B_T, samplerLogprobs_B_T: sampler_B_T, mask_B_T },
+      { level: rc.tis_mode, cap: rc.tis_cap },
+    );
+    isWeight_B_T = correction.weights_B_T;
+    metrics['rollout_is/mean'] = correction.metrics.mean;
+    metrics['rollout_is/fraction_high'] = correction.metrics.fractionHigh;
+  }
   const { weight_B_T } = aggregateLoss(
     config.actor.loss_agg_mode,
     mask_B_T.map((m) => m.map(() => 0)),
@@ -112,7 +168,7 @@ export function buildRlBatch(
   const datums = kept.map((k, b) =>
     rlDatum(
       k.seq,
-      advantages_B_T[b]!.map((a, t) => a * weight_B_T[b]![t]!),
+      advantages_B_T[b]!.map((a, t) => a * weight_B_T[b]![t]! * (isWeight_B_T?.[b]![t] ?? 1)),
       k.seq.logprobs,
     ),
   );

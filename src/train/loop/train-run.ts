@@ -1,12 +1,23 @@
-import { readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Trajectory } from '../../agent/types.ts';
-import { DatasetError } from '../../errors.ts';
+import { ConfigError, DatasetError } from '../../errors.ts';
 import { loadChatTemplate } from '../../llm/index.ts';
+import { createKlController, updateKlController } from '../../rl/index.ts';
 import type { Task } from '../../tasks/index.ts';
+import type { TrainingEngine } from '../engine.ts';
 import { CheckpointError } from '../errors.ts';
 import { latestCheckpoint, saveCheckpoint, type TrainerState } from './checkpoints.ts';
-import { type RunContext, rlStep, runSft, seededOrder, sftSequences, validate } from './phases.ts';
+import {
+  type KlReference,
+  type RunContext,
+  rlStep,
+  runSft,
+  seededOrder,
+  sftSequences,
+  validate,
+} from './phases.ts';
 
 export interface TrainRunOptions extends RunContext {
   trainTasks: readonly Task[];
@@ -15,6 +26,8 @@ export interface TrainRunOptions extends RunContext {
   sftTrajectories?: readonly Trajectory[];
   /** Run the RL phase. */
   rl: boolean;
+  /** A second engine holding the weights saved in a directory: the frozen reference policy of the KL penalty. */
+  referenceFrom?: (weightsDir: string) => Promise<TrainingEngine>;
 }
 
 export type Curve = TrainerState['curve'];
@@ -85,29 +98,67 @@ export async function trainRun(o: TrainRunOptions): Promise<Curve> {
     const total = config.trainer.total_training_steps ?? perEpoch * config.trainer.total_epochs;
     const start = state.phase === 'rl' ? state.step : 0;
     await dropStaleRollouts(o.runDir, start + 1);
-    for (let step = start + 1; step <= total && !o.signal?.aborted; step++) {
-      const epoch = Math.floor((step - 1) / perEpoch);
-      const order = config.data.shuffle
-        ? seededOrder(o.trainTasks.length, config.trainer.seed * 31 + epoch)
-        : o.trainTasks.map((_, i) => i);
-      const i = (step - 1) % perEpoch;
-      const tasks = order.slice(i * batch, (i + 1) * batch).map((j) => o.trainTasks[j]!);
-      const metrics = await rlStep(o, tasks, step);
-      if (o.signal?.aborted) break;
-      await o.metrics.log(step, { ...metrics, 'rl/epoch': epoch + (i + 1) / perEpoch });
-      o.log(
-        `rl step ${step}/${total}: reward ${(metrics['reward/mean'] ?? 0).toFixed(3)}, resolved ` +
-          `${(100 * (metrics['reward/resolved_rate'] ?? 0)).toFixed(1)}%, trained on ${metrics['rollout/trained']} ` +
-          `trajectories (${(metrics['perf/rollout_s'] ?? 0).toFixed(0)} s rollout, ${(metrics['perf/train_s'] ?? 0).toFixed(0)} s train)`,
-      );
-      const last = step === total;
-      const save = config.trainer.save_freq;
-      if (last || (save > 0 && step % save === 0)) await checkpoint('rl', step, last);
-      const test = config.trainer.test_freq;
-      if (last || (test > 0 && step % test === 0)) await point('rl', step);
+    const kl = config.algorithm.use_kl_in_reward ? await klReference(o, state) : undefined;
+    try {
+      for (let step = start + 1; step <= total && !o.signal?.aborted; step++) {
+        const epoch = Math.floor((step - 1) / perEpoch);
+        const order = config.data.shuffle
+          ? seededOrder(o.trainTasks.length, config.trainer.seed * 31 + epoch)
+          : o.trainTasks.map((_, i) => i);
+        const i = (step - 1) % perEpoch;
+        const tasks = order.slice(i * batch, (i + 1) * batch).map((j) => o.trainTasks[j]!);
+        const metrics = await rlStep(o, tasks, step, kl);
+        if (o.signal?.aborted) break;
+        if (kl && metrics['kl/observed'] !== undefined) {
+          const k = config.algorithm.kl_ctrl;
+          const ctrl = createKlController({
+            type: k.type,
+            klCoef: kl.coef,
+            targetKl: k.target_kl,
+            horizon: k.horizon,
+          });
+          kl.coef = updateKlController(ctrl, metrics['kl/observed'], metrics['rollout/trained'] ?? 0).coef;
+          state.klCoef = kl.coef;
+        }
+        await o.metrics.log(step, { ...metrics, 'rl/epoch': epoch + (i + 1) / perEpoch });
+        o.log(
+          `rl step ${step}/${total}: reward ${(metrics['reward/mean'] ?? 0).toFixed(3)}, resolved ` +
+            `${(100 * (metrics['reward/resolved_rate'] ?? 0)).toFixed(1)}%, trained on ${metrics['rollout/trained']} ` +
+            `trajectories (${(metrics['perf/rollout_s'] ?? 0).toFixed(0)} s rollout, ${(metrics['perf/train_s'] ?? 0).toFixed(0)} s train)`,
+        );
+        const last = step === total;
+        const save = config.trainer.save_freq;
+        if (last || (save > 0 && step % save === 0)) await checkpoint('rl', step, last);
+        const test = config.trainer.test_freq;
+        if (last || (test > 0 && step % test === 0)) await point('rl', step);
+      }
+    } finally {
+      await kl?.engine.close();
     }
   }
   return state.curve;
+}
+
+/**
+ * The KL penalty's reference policy: the weights RL started from, saved once into the run directory (so a
+ * resumed run compares with the same policy) and loaded into a second engine; β as the last checkpoint left it.
+ */
+async function klReference(o: TrainRunOptions, state: TrainerState): Promise<KlReference> {
+  if (!o.referenceFrom) {
+    throw new ConfigError(
+      'algorithm.use_kl_in_reward needs a reference policy, which this caller cannot make',
+    );
+  }
+  const dir = join(o.runDir, 'reference-policy');
+  if (!existsSync(dir)) {
+    if (state.phase === 'rl')
+      o.log('no reference policy saved at the start of RL: the current weights become it');
+    const tmp = `${dir}.tmp`;
+    await rm(tmp, { recursive: true, force: true });
+    await o.engine.saveState(tmp);
+    await rename(tmp, dir);
+  }
+  return { engine: await o.referenceFrom(dir), coef: state.klCoef ?? o.config.algorithm.kl_ctrl.kl_coef };
 }
 
 /** Rollouts of steps after the one resuming were sampled by weights the checkpoint does not have: drop them. */
