@@ -168,7 +168,7 @@ export function buildRlBatch(set: TrainableSet, config: Config, extra: ExtraLogp
   const datums = kept.map((k, b) =>
     rlDatum(
       k.seq,
-      advantages_B_T[b]!.map((a, t) => a * weight_B_T[b]![t]! * (isWeight_B_T?.[b]![t] ?? 1)),
+      advantages_B_T[b]!.map((a, t) => a * weight_B_T[b]![t]! * (isWeight_B_T?.[b]?.[t] ?? 1)),
       k.seq.logprobs,
     ),
   );
