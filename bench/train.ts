@@ -48,14 +48,17 @@ console.log(
 console.log(
   JSON.stringify({
     minutes: r3(minutes),
-    heldout_before: r3(before),
-    heldout_after_sft: r3(afterSft),
-    heldout_after_rl: r3(afterRl),
-    heldout_best_rl: r3(bestRl),
+    heldout_success_before: r3(before),
+    heldout_success_after_sft: r3(afterSft),
+    heldout_success_after_rl: r3(afterRl),
+    heldout_success_best_rl: r3(bestRl),
     ratio_rl_over_sft: r3(afterRl / afterSft),
+    steps: sft.length + rl.length,
     sft_steps: sft.length,
     rl_steps: rl.length,
-    sft_tokens_per_s_median: Math.round(median(sft.map((r) => r['perf/tokens_per_s']!))),
+    // Training tokens per second of the engine's forward_backward + optim_step, SFT steps (the median).
+    tokens_per_s: Math.round(median(sft.map((r) => r['perf/tokens_per_s']!))),
+    rl_tokens_per_s: Math.round(median(rl.map((r) => r['perf/tokens_per_s']!))),
     rl_rollout_s_median: r3(median(rl.map((r) => r['perf/rollout_s']!))),
     rl_update_s_median: r3(median(rl.map((r) => r['perf/train_s']!))),
     rl_episodes_per_min: Math.round((60 * episodes) / rolloutSeconds),

@@ -249,6 +249,10 @@ const sft = section({
   epochs: z.number().int().positive().default(8),
   batch_size: z.number().int().positive().default(4).describe('Trajectories per optimizer step.'),
   lr: z.number().positive().default(0.002),
+  lr_schedule: z
+    .enum(['constant', 'cosine'])
+    .default('cosine')
+    .describe('constant, or cosine decay from lr to 0 over the SFT steps (a less noisy end point).'),
 });
 
 const engine = section({

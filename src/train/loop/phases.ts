@@ -147,12 +147,16 @@ export async function runSft(
       loss += fb.metrics['loss:sum'] ?? 0;
       tokens += fb.metrics['tokens:sum'] ?? 0;
     }
-    const opt = await ctx.engine.optimStep({ learning_rate: sft.lr, grad_clip_norm: actor.grad_clip });
+    const opt = await ctx.engine.optimStep({
+      learning_rate: sftLearningRate(sft, step, total),
+      grad_clip_norm: actor.grad_clip,
+    });
     const seconds = (performance.now() - t0) / 1000;
     await ctx.metrics.log(step, {
       'sft/loss': loss,
       'sft/epoch': epoch + (i + 1) / perEpoch,
       'sft/grad_norm': opt.metrics.grad_norm ?? 0,
+      'sft/lr': sftLearningRate(sft, step, total),
       'perf/tokens_per_s': tokens / seconds,
     });
     if (step % 10 === 0 || step === total) {
@@ -160,6 +164,12 @@ export async function runSft(
     }
     await p.afterStep(step, step === total);
   }
+}
+
+/** The learning rate of SFT step `step` (1-based) of `total`. */
+export function sftLearningRate(sft: Config['sft'], step: number, total: number): number {
+  if (sft.lr_schedule === 'constant') return sft.lr;
+  return (sft.lr * (1 + Math.cos((Math.PI * (step - 1)) / total))) / 2;
 }
 
 /** Each step's rollouts as Parquet beside the JSONL store: the trajectory table and verl's batch layout. */
