@@ -98,6 +98,12 @@ export async function trainRun(o: TrainRunOptions): Promise<Curve> {
     const total = config.trainer.total_training_steps ?? perEpoch * config.trainer.total_epochs;
     const start = state.phase === 'rl' ? state.step : 0;
     await dropStaleRollouts(o.runDir, start + 1);
+    const sftEnd = start === 0 ? await latestCheckpoint(o.runDir) : undefined;
+    if (sftEnd?.state.phase === 'sft') {
+      // RL starts from the SFT weights with a fresh optimizer, as verl and Tinker recipes do: SFT's large
+      // early gradients linger in Adam's second moment and would shrink every RL step many times over.
+      await o.engine.loadState(sftEnd.engineDir, { optimizer: false });
+    }
     const kl = config.algorithm.use_kl_in_reward ? await klReference(o, state) : undefined;
     try {
       for (let step = start + 1; step <= total && !o.signal?.aborted; step++) {
