@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createSamplerFactory, type SamplerFactory } from '../../agent/samplers.ts';
 import type { Trajectory } from '../../agent/types.ts';
 import type { Config } from '../../config/index.ts';
+import { ConfigError } from '../../errors.ts';
 import type { ChatTemplate } from '../../llm/index.ts';
 import { assembleTrajectory } from '../../rl/index.ts';
 import {
@@ -216,7 +218,7 @@ export async function rlStep(
     const result = await new RolloutEngine({
       provider: ctx.provider,
       config,
-      samplers: await engineSamplers(engine, config, `${engine.getInfo().model_name}@rl-${step}`),
+      samplers: await rolloutSamplers(ctx, step),
       store,
       seed: config.trainer.seed * 100_003 + step,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -279,6 +281,23 @@ export async function rlStep(
     'perf/train_s': (t2 - t1) / 1000,
     'perf/tokens_per_s': (tokens * config.actor.ppo_epochs) / Math.max(1e-9, (t2 - t1) / 1000),
   };
+}
+
+/**
+ * Who samples RL episodes: the engine being trained (on-policy), or with `llm.backend=tokens` a vLLM/SGLang
+ * server whose token ids and logprobs train the engine (off-policy unless the server is kept in sync with
+ * the weights; the PPO ratio against its logprobs corrects for the gap). A chat API gives no token ids.
+ */
+async function rolloutSamplers(ctx: RunContext, step: number): Promise<SamplerFactory> {
+  const { config, engine } = ctx;
+  if (config.llm.backend === 'tokens') return createSamplerFactory(config);
+  if (config.llm.backend === 'openai') {
+    throw new ConfigError(
+      'llm.backend=openai gives no token ids to train on: RL samples with the engine being trained, or ' +
+        'with llm.backend=tokens from a vLLM/SGLang /v1/completions server',
+    );
+  }
+  return engineSamplers(engine, config, `${engine.getInfo().model_name}@rl-${step}`);
 }
 
 /** Each sequence's logprobs of its response tokens under `engine`'s current weights (a forward pass). */
