@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ProcessConfig } from './process-messages.ts';
 
 /**
  * Every command the e2b provider starts carries `SANDGYM_EXEC_ID=<id>` in its environment, and so do
@@ -13,6 +14,19 @@ let nextId = 0;
 
 export function newExecId(): string {
   return `${ID_PREFIX}${(nextId++).toString(36)}`;
+}
+
+/** What envd starts for `argv`: the command, carrying the marker `execId` in its environment. */
+export function markedProcess(
+  execId: string,
+  c: { argv: readonly string[]; env: Record<string, string> | undefined; cwd: string | undefined },
+): ProcessConfig {
+  return {
+    cmd: c.argv[0]!,
+    args: c.argv.slice(1),
+    envs: { ...c.env, [EXEC_MARKER]: execId },
+    ...(c.cwd !== undefined && { cwd: c.cwd }),
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { floodNotice, OutputCapture } from '../output-capture.ts';
 import type { ExecResult } from '../types.ts';
 import type { EnvdClient } from './envd-client.ts';
-import { EXEC_MARKER, newExecId } from './process-marker.ts';
+import { markedProcess, newExecId } from './process-marker.ts';
 import { type EndEvent, shellExitCode } from './process-messages.ts';
 import { RemoteProcess } from './remote-process.ts';
 
@@ -38,16 +38,11 @@ export async function runRemoteExec(p: RemoteExecParams): Promise<ExecResult> {
   p.signal?.throwIfAborted();
   const startedMs = performance.now();
   const execId = newExecId();
-  const proc = await RemoteProcess.start(
-    p.envd,
-    {
-      cmd: p.argv[0]!,
-      args: p.argv.slice(1),
-      envs: { ...p.env, [EXEC_MARKER]: execId },
-      ...(p.cwd !== undefined && { cwd: p.cwd }),
-    },
-    { stdin: p.stdin !== undefined, deadlineMs: p.timeoutMs + SERVER_DEADLINE_SLACK_MS, signal: p.signal },
-  ).catch((e: unknown) => {
+  const proc = await RemoteProcess.start(p.envd, markedProcess(execId, p), {
+    stdin: p.stdin !== undefined,
+    deadlineMs: p.timeoutMs + SERVER_DEADLINE_SLACK_MS,
+    signal: p.signal,
+  }).catch((e: unknown) => {
     throw p.signal?.aborted ? p.signal.reason : p.streamFailure(e);
   });
   const capture = new OutputCapture(p.maxOutputBytes);

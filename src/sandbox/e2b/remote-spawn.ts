@@ -2,7 +2,7 @@ import { constants } from 'node:os';
 import { PassThrough, Writable } from 'node:stream';
 import type { SandboxProcess } from '../types.ts';
 import type { EnvdClient } from './envd-client.ts';
-import { EXEC_MARKER, newExecId } from './process-marker.ts';
+import { markedProcess, newExecId } from './process-marker.ts';
 import { type EndEvent, shellExitCode } from './process-messages.ts';
 import { RemoteProcess } from './remote-process.ts';
 
@@ -27,16 +27,7 @@ export interface RemoteSpawnParams {
  */
 export async function spawnRemote(p: RemoteSpawnParams): Promise<SandboxProcess & { abort(): void }> {
   const execId = newExecId();
-  const proc = await RemoteProcess.start(
-    p.envd,
-    {
-      cmd: p.argv[0]!,
-      args: p.argv.slice(1),
-      envs: { ...p.env, [EXEC_MARKER]: execId },
-      ...(p.cwd !== undefined && { cwd: p.cwd }),
-    },
-    { stdin: true },
-  );
+  const proc = await RemoteProcess.start(p.envd, markedProcess(execId, p), { stdin: true });
   // As much as a pipe's worth and more buffers before a reader that does not read holds the command.
   const stdout = new PassThrough({ highWaterMark: OUTPUT_BUFFER_BYTES });
   const stderr = new PassThrough({ highWaterMark: OUTPUT_BUFFER_BYTES });
