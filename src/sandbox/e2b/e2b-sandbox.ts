@@ -1,4 +1,5 @@
-import { ConfigError, isSandgymError, SandboxError } from '../../errors.ts';
+import { isSandgymError, SandboxError } from '../../errors.ts';
+import { assertForkCount, checkEnv, toArgv } from '../call-checks.ts';
 import type {
   ExecOptions,
   ExecResult,
@@ -168,9 +169,7 @@ export class E2BSandbox implements Sandbox, TransferHost {
 
   async fork(n: number): Promise<Sandbox[]> {
     this.assertOpen();
-    if (!Number.isSafeInteger(n) || n < 1) {
-      throw new ConfigError(`sandbox ${this.id}: fork(n) needs a positive integer, got ${n}`);
-    }
+    assertForkCount(this.id, n);
     return this.owner.fork(this, n);
   }
 
@@ -232,18 +231,8 @@ export class E2BSandbox implements Sandbox, TransferHost {
     env: Record<string, string> | undefined,
   ): readonly string[] {
     this.assertOpen();
-    for (const [k, v] of Object.entries(env ?? {})) {
-      if (!k || k.includes('=') || k.includes('\0') || typeof v !== 'string' || v.includes('\0')) {
-        throw new ConfigError(`sandbox ${this.id}: invalid environment variable ${JSON.stringify(k)}`);
-      }
-    }
-    if (typeof command === 'string') return ['/bin/sh', '-c', command];
-    if (!Array.isArray(command) || command.length === 0 || !command.every((a) => typeof a === 'string')) {
-      throw new ConfigError(
-        `sandbox ${this.id}: a command is a shell string or a non-empty array of strings`,
-      );
-    }
-    return command;
+    checkEnv(this.id, env);
+    return toArgv(this.id, command);
   }
 
   private assertOpen(): void {

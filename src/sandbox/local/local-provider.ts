@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { ConfigError, SandboxError } from '../../errors.ts';
+import { checkEnv } from '../call-checks.ts';
 import { findBaseImage } from '../images/base-recipes.ts';
 import { connectDocker, exportFromDocker } from '../images/docker-images.ts';
 import { runHostCommand } from '../images/host-command.ts';
@@ -21,7 +22,7 @@ import type { HostTools } from './host-tools.ts';
 import { launchInit } from './launch-init.ts';
 import type { LimitDriver } from './limit-driver.ts';
 import { resolveLimits } from './limits.ts';
-import { checkEnv, LocalSandbox, type SandboxOwner } from './local-sandbox.ts';
+import { LocalSandbox, type SandboxOwner } from './local-sandbox.ts';
 import { layersInUse, removeSandboxDir } from './sandbox-dirs.ts';
 import { type SandboxMeta, writeMeta } from './sandbox-meta.ts';
 

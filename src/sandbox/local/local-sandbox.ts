@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { ConfigError, SandboxError } from '../../errors.ts';
+import { SandboxError } from '../../errors.ts';
+import { assertForkCount, checkEnv, toArgv } from '../call-checks.ts';
 import { processStartTicks } from '../owner.ts';
 import type {
   ExecOptions,
@@ -218,9 +219,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
 
   async fork(n: number): Promise<LocalSandbox[]> {
     this.assertUsable();
-    if (!Number.isSafeInteger(n) || n < 1) {
-      throw new ConfigError(`sandbox ${this.id}: fork(n) needs a positive integer, got ${n}`);
-    }
+    assertForkCount(this.id, n);
     return this.owner.fork(this, n);
   }
 
@@ -254,21 +253,5 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     await Promise.race([this.holderExited, new Promise((r) => (timer = setTimeout(r, 10_000)))]);
     clearTimeout(timer);
     await this.owner.destroy(this);
-  }
-}
-
-function toArgv(id: string, command: string | readonly string[]): readonly string[] {
-  if (typeof command === 'string') return ['/bin/sh', '-c', command];
-  if (!Array.isArray(command) || command.length === 0 || !command.every((a) => typeof a === 'string')) {
-    throw new ConfigError(`sandbox ${id}: a command is a shell string or a non-empty array of strings`);
-  }
-  return command;
-}
-
-export function checkEnv(id: string, env: Record<string, string> | undefined): void {
-  for (const [k, v] of Object.entries(env ?? {})) {
-    if (!k || k.includes('=') || k.includes('\0') || typeof v !== 'string' || v.includes('\0')) {
-      throw new ConfigError(`sandbox ${id}: invalid environment variable ${JSON.stringify(k)}`);
-    }
   }
 }

@@ -1,0 +1,33 @@
+import { ConfigError } from '../errors.ts';
+
+/**
+ * Checks of what callers pass to a sandbox, shared by the providers that run commands themselves; each
+ * error names the sandbox.
+ */
+
+/** A shell string runs under /bin/sh -c; an argv must be a non-empty array of strings. */
+export function toArgv(sandboxId: string, command: string | readonly string[]): readonly string[] {
+  if (typeof command === 'string') return ['/bin/sh', '-c', command];
+  if (!Array.isArray(command) || command.length === 0 || !command.every((a) => typeof a === 'string')) {
+    throw new ConfigError(
+      `sandbox ${sandboxId}: a command is a shell string or a non-empty array of strings`,
+    );
+  }
+  return command;
+}
+
+/** Names without `=` or NUL, values strings without NUL: what execve accepts. */
+export function checkEnv(sandboxId: string, env: Record<string, string> | undefined): void {
+  for (const [k, v] of Object.entries(env ?? {})) {
+    if (!k || k.includes('=') || k.includes('\0') || typeof v !== 'string' || v.includes('\0')) {
+      throw new ConfigError(`sandbox ${sandboxId}: invalid environment variable ${JSON.stringify(k)}`);
+    }
+  }
+}
+
+/** fork(n) makes n ≥ 1 sandboxes. */
+export function assertForkCount(sandboxId: string, n: number): void {
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new ConfigError(`sandbox ${sandboxId}: fork(n) needs a positive integer, got ${n}`);
+  }
+}
