@@ -1,56 +1,17 @@
-import type { EngineTokenizer } from '../engine.ts';
+import { BpeTokenizer } from './bpe/bpe-tokenizer.ts';
+import { SPECIAL_TOKENS } from './special-tokens.ts';
 
-/** The special tokens after the 256 byte tokens, in id order. */
-export const SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|pad|>'] as const;
+export { SPECIAL_TOKENS };
 
 /**
  * The reference model's tokenizer: token b < 256 is the byte b of the UTF-8 text, then the special tokens
  * (256 <|endoftext|>, 257 <|im_start|>, 258 <|im_end|>, 259 <|pad|>). Special tokens are recognized in
  * the text, as Hugging Face tokenizers do for added special tokens; assets/tokenizer.json describes the
- * same mapping for @huggingface/tokenizers.
+ * same mapping for @huggingface/tokenizers. It is the byte-level BPE with no merges.
  */
-export class ByteTokenizer implements EngineTokenizer {
-  readonly vocabSize = 256 + SPECIAL_TOKENS.length;
-  readonly specialTokens: Readonly<Record<string, number>> = Object.fromEntries(
-    SPECIAL_TOKENS.map((t, i) => [t, 256 + i]),
-  );
-  readonly eosTokenId = 256;
-  private readonly specialPattern = new RegExp(
-    SPECIAL_TOKENS.map((t) => t.replace(/[|]/g, '\\|')).join('|'),
-    'g',
-  );
-  private readonly encoder = new TextEncoder();
-  private readonly decoder = new TextDecoder('utf-8');
-
-  encode(text: string): number[] {
-    const ids: number[] = [];
-    let last = 0;
-    for (const m of text.matchAll(this.specialPattern)) {
-      for (const b of this.encoder.encode(text.slice(last, m.index))) ids.push(b);
-      ids.push(this.specialTokens[m[0]]!);
-      last = m.index + m[0].length;
-    }
-    for (const b of this.encoder.encode(text.slice(last))) ids.push(b);
-    return ids;
-  }
-
-  /** Invalid UTF-8 byte runs decode to U+FFFD, as in every byte-level tokenizer. */
-  decode(tokens: number[]): string {
-    let out = '';
-    let bytes: number[] = [];
-    const flush = () => {
-      if (bytes.length > 0) out += this.decoder.decode(Uint8Array.from(bytes));
-      bytes = [];
-    };
-    for (const t of tokens) {
-      if (t < 256) bytes.push(t);
-      else {
-        flush();
-        out += SPECIAL_TOKENS[t - 256] ?? '';
-      }
-    }
-    flush();
-    return out;
+export class ByteTokenizer extends BpeTokenizer {
+  constructor() {
+    super([]);
   }
 }
 

@@ -4,7 +4,7 @@ import { InlineReplica } from './replica.ts';
 import type { WorkerRequest, WorkerResponse } from './worker-replica.ts';
 
 // The worker side of WorkerReplica: an InlineReplica driven by messages, one request at a time.
-const replica = new InlineReplica(workerData.config);
+const replica = new InlineReplica(workerData.config, workerData.merges);
 const port = parentPort!;
 
 port.on('message', async (req: WorkerRequest) => {

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isEngineInputError } from '../errors.ts';
+import { FIRST_MERGE_ID } from './bpe/bpe-tokenizer.ts';
+import { writeBpeTokenizerDir } from './bpe/tokenizer-dir.ts';
+import { trainBpe } from './bpe/train-bpe.ts';
 import { ReferenceEngine } from './reference-engine.ts';
 import { SMALL_BYTE_MODEL, sequenceDatum } from './test-support.ts';
 
@@ -50,6 +53,32 @@ test('sampling logprobs at temperature 1 equal forward logprobs of the same toke
       assert.ok(Math.abs(lp - forward[i]!) < 1e-4, `token ${i}: ${lp} vs ${forward[i]}`);
     });
   }
+});
+
+test('with a BPE tokenizer, stop strings are matched in its text, on worker threads too', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'sg-bpe-engine-'));
+  const texts = ['one: 1<|im_end|>', 'two: 22<|im_end|>', 'héllo wörld ✓<|im_end|>'];
+  const merges = trainBpe(texts.concat(texts), 20);
+  writeBpeTokenizerDir(dir, merges);
+  const e = await ReferenceEngine.create({
+    model: { ...SMALL_BYTE_MODEL, vocab_size: FIRST_MERGE_ID + merges.length },
+    seed: 5,
+    threads: 2,
+    tokenizerDir: dir,
+  });
+  const tok = e.getTokenizer();
+  assert.ok(tok.encode('two: 22<|im_end|>').length < 8, 'the merges shorten the text');
+  for (let i = 0; i < 60; i++) {
+    await e.forwardBackward(
+      texts.map((t) => sequenceDatum(tok.encode(t))),
+      'cross_entropy',
+    );
+    await e.optimStep({ learning_rate: 1e-2, weight_decay: 0.01, grad_clip_norm: 1 });
+  }
+  const out = await e.sample(tok.encode('two: '), { max_tokens: 20, temperature: 0, stop: ['22'] }, 1);
+  assert.equal(out.sequences[0]!.stop_reason, 'stop');
+  assert.ok(tok.decode(out.sequences[0]!.tokens).endsWith('22'));
+  await e.close();
 });
 
 test('truncated sampling returns logprobs of the truncated distribution; greedy returns 0', async () => {

@@ -118,8 +118,10 @@ export class ReferenceEngine implements TrainingEngine {
     }
     const replicas: Replica[] =
       threads === 1
-        ? [new InlineReplica(config)]
-        : await Promise.all(Array.from({ length: threads }, () => WorkerReplica.create(config)));
+        ? [new InlineReplica(config, tokenizer.tokenizer.merges)]
+        : await Promise.all(
+            Array.from({ length: threads }, () => WorkerReplica.create(config, tokenizer.tokenizer.merges)),
+          );
     const name = typeof model === 'string' ? `reference-${model}` : 'reference-custom';
     return new ReferenceEngine(name, config, options.seed ?? 0, replicas, tokenizer, options.weightsDir);
   }

@@ -1,5 +1,5 @@
 import type { SampledSequence, SamplingParams } from '../engine.ts';
-import { ByteTokenizer } from './byte-tokenizer.ts';
+import { BpeTokenizer, type Merge } from './bpe/bpe-tokenizer.ts';
 import type { ModelConfig } from './model-config.ts';
 import { sampleContinuations } from './sample-continuations.ts';
 import { runShard, type ShardJob, type ShardResult } from './shard-work.ts';
@@ -17,11 +17,13 @@ export interface Replica {
 /** Runs on the calling thread, blocking it for the duration of each call. */
 export class InlineReplica implements Replica {
   private readonly model: Transformer;
-  private readonly tokenizer = new ByteTokenizer();
+  /** The engine's tokenizer (its merges; none for the byte tokenizer): string stops are matched in its text. */
+  private readonly tokenizer: BpeTokenizer;
   private version = -1;
 
-  constructor(config: ModelConfig) {
+  constructor(config: ModelConfig, merges: readonly Merge[]) {
     this.model = new Transformer(config);
+    this.tokenizer = new BpeTokenizer(merges);
   }
 
   async setParams(params: Float32Array, version: number): Promise<void> {

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { SandgymError } from '../../errors.ts';
 import type { SampledSequence, SamplingParams } from '../engine.ts';
+import type { Merge } from './bpe/bpe-tokenizer.ts';
 import type { ModelConfig } from './model-config.ts';
 import type { Replica } from './replica.ts';
 import type { ShardJob, ShardResult } from './shard-work.ts';
@@ -37,9 +38,9 @@ export class WorkerReplica implements Replica {
     worker.on('exit', (code) => this.fail(new SandgymError(`reference engine worker exited (code ${code})`)));
   }
 
-  static async create(config: ModelConfig): Promise<WorkerReplica> {
+  static async create(config: ModelConfig, merges: readonly Merge[]): Promise<WorkerReplica> {
     const worker = new Worker(new URL('./engine-worker-boot.mjs', import.meta.url), {
-      workerData: { config },
+      workerData: { config, merges },
     });
     const replica = new WorkerReplica(worker);
     await new Promise((resolve, reject) => replica.pending.set(0, { resolve, reject }));

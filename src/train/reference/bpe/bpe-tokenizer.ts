@@ -1,5 +1,5 @@
 import type { EngineTokenizer } from '../../engine.ts';
-import { SPECIAL_TOKENS } from '../byte-tokenizer.ts';
+import { SPECIAL_TOKENS } from '../special-tokens.ts';
 
 /** A merge: two token ids that become the token `256 + SPECIAL_TOKENS.length + rank`. */
 export type Merge = readonly [number, number];
@@ -58,6 +58,7 @@ export class BpeTokenizer implements EngineTokenizer {
   /** Applies the merges to one run of bytes. */
   mergeBytes(bytes: readonly number[]): number[] {
     let ids = [...bytes];
+    if (this.merges.length === 0) return ids;
     for (;;) {
       let best = -1;
       for (let i = 0; i + 1 < ids.length; i++) {
@@ -85,12 +86,12 @@ export class BpeTokenizer implements EngineTokenizer {
       bytes = [];
     };
     for (const t of tokens) {
-      if (t >= 256 && t < FIRST_MERGE_ID) {
+      const b = t < 256 || t >= FIRST_MERGE_ID ? this.bytesOf[t] : undefined;
+      if (b) for (const x of b) bytes.push(x);
+      else {
+        // A special, or an id outside the vocabulary (which reads as nothing), ends a UTF-8 byte run.
         flush();
-        out += SPECIAL_TOKENS[t - 256];
-      } else {
-        const b = this.bytesOf[t];
-        if (b) for (const x of b) bytes.push(x);
+        out += SPECIAL_TOKENS[t - 256] ?? '';
       }
     }
     flush();
