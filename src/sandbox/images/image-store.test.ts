@@ -83,6 +83,16 @@ describe('ImageStore', () => {
     assert.deepEqual(await store.pruneLayers(new Set(), { candidates: ['l1'], minAgeMs: 0 }), ['l1']);
   });
 
+  it('two gc runs pruning at once each take a layer at most once and neither fails', async () => {
+    const keys = ['race1', 'race2', 'race3', 'race4'];
+    for (const k of keys) await layer(store, k);
+    const [a, b] = await Promise.all([
+      store.pruneLayers(new Set(), { candidates: keys, minAgeMs: 0 }),
+      store.pruneLayers(new Set(), { candidates: keys, minAgeMs: 0 }),
+    ]);
+    assert.deepEqual([...a, ...b].sort(), keys);
+  });
+
   it('sweeps half-built layers of dead builders only', async () => {
     const dead = formatRunId({ host: 'h', boot: 'b', pid: 1, start: 1 });
     const live = formatRunId({ host: 'h', boot: 'b', pid: 2, start: 2 });

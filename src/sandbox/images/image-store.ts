@@ -172,7 +172,15 @@ export class ImageStore {
       if (!info || nowMs - Date.parse(info.createdAt) < minAgeMs) continue;
       // Rename first so that a reader never sees a half-deleted layer with its layer.json still there.
       const trash = join(this.layersDir, `${TEMP_PREFIX}trash-${randomBytes(4).toString('hex')}`);
-      await rename(join(this.layersDir, key), trash);
+      // A concurrent gc (every run starts with one) may have taken the same layer first: it is gone either way.
+      const taken = await rename(join(this.layersDir, key), trash).then(
+        () => true,
+        (e: NodeJS.ErrnoException) => {
+          if (e.code === 'ENOENT') return false;
+          throw e;
+        },
+      );
+      if (!taken) continue;
       await rm(trash, { recursive: true, force: true });
       removed.push(key);
     }
