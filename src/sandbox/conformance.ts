@@ -353,8 +353,9 @@ export function runSandboxConformance(target: ConformanceTarget): void {
     describe('hostile commands', () => {
       it('contains a fork bomb: the deadline kills it and the sandbox works again', async () => {
         const s = await sandbox({ limits: { pids: 64 } });
-        // `exec sleep`: once the bomb has taken every pid, a forked sleep would fail and end the shell early.
-        const r = await s.exec('bomb() { bomb | bomb & }; bomb; exec sleep 30', { timeoutMs: 3000 });
+        // The shell forks once (the bomb's subshell), then becomes sleep: a shell that forked again (a
+        // pipeline's second element, a sleep) could find every pid taken, fail and end before the deadline.
+        const r = await s.exec('(bomb() { bomb | bomb & }; bomb) & exec sleep 30', { timeoutMs: 3000 });
         assert.equal(r.timedOut, true);
         const ok = await waitFor(async () => {
           const e = await s.exec('echo ok');
