@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
   bootId,
@@ -35,6 +36,24 @@ describe('run ownership', () => {
       'pid reused by another process',
     );
     assert.equal(runLiveness(formatRunId({ ...self, boot: 'otherboot' })), 'dead');
+  });
+
+  it('sees a zombie (exited, not yet reaped) as gone', async () => {
+    // The shell's background child exits after the shell has become `sleep`, which never reaps it.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0.5 & echo $!; exec sleep 10'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const pid = Number(
+      await new Promise<string>((r) => parent.stdout!.once('data', (b: Buffer) => r(b.toString()))),
+    );
+    try {
+      for (let i = 0; i < 500 && processStartTicks(pid) !== undefined; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      assert.equal(processStartTicks(pid), undefined);
+      assert.ok(existsSync(`/proc/${pid}`), 'the zombie is still there');
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('cannot tell for another host', () => {

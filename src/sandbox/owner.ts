@@ -35,12 +35,16 @@ export function bootId(): string {
   return shortId(readTrimmed('/proc/sys/kernel/random/boot_id') ?? 'noboot');
 }
 
-/** Start time of a process in clock ticks since boot, or undefined when it does not exist. */
+/**
+ * Start time of a process in clock ticks since boot, or undefined when it does not exist or has exited
+ * (a zombie: killed, and not yet reaped by its parent).
+ */
 export function processStartTicks(pid: number): number | undefined {
   const stat = readTrimmed(`/proc/${pid}/stat`);
   if (!stat) return undefined;
   // Field 22; the command name (field 2) may contain spaces and parentheses, so count from the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
   const start = Number(fields[19]);
   return Number.isFinite(start) ? start : undefined;
 }

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { SandboxError } from '../../errors.ts';
+import type { HostChild, SpawnHost } from './fork-server.ts';
 import type { HostTools } from './host-tools.ts';
 import type { ExecGroup } from './limit-driver.ts';
 import { entryArgs, entryScript } from './limit-entry.ts';
@@ -7,6 +7,7 @@ import { entryArgs, entryScript } from './limit-entry.ts';
 export interface EnterParams {
   sandboxId: string;
   tools: HostTools;
+  spawn: SpawnHost;
   initPid: number;
   group: ExecGroup;
   /** The command's whole environment (nothing of the host's is passed on). */
@@ -24,11 +25,16 @@ export interface EnterParams {
  * resolves `--wd=<dir>` on the host, so there a non-root cwd is entered by the sandbox's own shell.
  * The host process is its own process group (the rlimit driver kills by group).
  */
-export function enterSandbox(p: EnterParams): ChildProcess {
+export async function enterSandbox(p: EnterParams): Promise<HostChild> {
   const [file, args] = p.tools.helper
     ? [p.tools.helper, ['enter', ...entryArgs(p.group.entry()), String(p.initPid), p.cwd, '--', ...p.argv]]
     : ['/bin/sh', nsenterArgs(p)];
-  const child = spawn(file, args, { env: p.env, stdio: [p.stdin, 'pipe', 'pipe'], detached: true });
+  let child: HostChild;
+  try {
+    child = await p.spawn(file, args, { env: p.env, stdio: [p.stdin, 'pipe', 'pipe'], detached: true });
+  } catch (e) {
+    throw startFailure(p.sandboxId, e as Error);
+  }
   if (child.pid !== undefined) p.group.attach(child.pid);
   return child;
 }

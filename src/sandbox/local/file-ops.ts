@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { posix } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { ConfigError, SandboxError } from '../../errors.ts';
 import type { RawCommandParams, RawResult } from './raw-command.ts';
 
@@ -69,8 +70,11 @@ export async function uploadDirectory(host: FileOpsHost, hostDir: string, sandbo
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tarResult = hostToolResult(tar, `cannot read host directory ${hostDir}`, host.id);
+  // Read from now on: Node discards the unread output of a child that exits (a small directory's tar can
+  // finish before the sandbox side has started).
+  const archive = tar.stdout!.pipe(new PassThrough());
   const r = await host.raw(['/bin/sh', '-c', 'mkdir -p -- "$1" && tar -x -C "$1" -f -', 'sh', abs], {
-    stdin: tar.stdout,
+    stdin: archive,
     timeoutMs: FILE_OP_TIMEOUT_MS,
   });
   await tarResult;

@@ -1,14 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { SandboxError } from '../../errors.ts';
 import { processStartTicks } from '../owner.ts';
+import type { HostChild, SpawnHost } from './fork-server.ts';
 import type { HostTools } from './host-tools.ts';
 import { entryArgs, entryScript, type LimitEntry } from './limit-entry.ts';
 
 export interface LaunchParams {
   id: string;
   tools: HostTools;
+  spawn: SpawnHost;
   /** The sandbox directory, holding the empty mount points `disk/` and `merged/`. */
   dir: string;
   /** `<home>/layers`, and the sandbox's lower layers in it, topmost first. */
@@ -28,7 +29,7 @@ export interface LaunchParams {
 
 export interface LaunchedInit {
   /** bwrap's monitor: the host-side process whose mount namespace holds the sandbox's mounts. */
-  holder: ChildProcess;
+  holder: HostChild;
   init: { pid: number; startTicks: number };
   holderTicks: number;
 }
@@ -105,10 +106,15 @@ function startCommand(p: LaunchParams): [string, string[]] {
 
 export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
   const [file, args] = startCommand(p);
-  const holder = spawn(file, args, {
-    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
-  });
+  let holder: HostChild;
+  try {
+    holder = await p.spawn(file, args, {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+    });
+  } catch (e) {
+    throw new SandboxError(p.id, `could not start: ${(e as Error).message}`, { cause: e, isRetryable: true });
+  }
   let stderr = '';
   holder.stderr!.on('data', (b: Buffer) => {
     if (stderr.length < 4096) stderr += b.toString();
@@ -133,10 +139,10 @@ export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
 }
 
 /** bwrap writes `{ "child-pid": N, … }` on fd 3 once it has cloned the sandbox's pid 1. */
-function readChildPid(holder: ChildProcess, p: LaunchParams): Promise<number> {
+function readChildPid(holder: HostChild, p: LaunchParams): Promise<number> {
   return new Promise((resolve, reject) => {
     let text = '';
-    const status = holder.stdio[3]!;
+    const status = holder.stdio[3] as Socket;
     const timer = setTimeout(() => reject(new Error('timed out waiting for bwrap')), p.timeoutMs ?? 60_000);
     const onAbort = () => reject(p.signal?.reason ?? new Error('aborted'));
     p.signal?.addEventListener('abort', onAbort, { once: true });
@@ -169,7 +175,7 @@ function readChildPid(holder: ChildProcess, p: LaunchParams): Promise<number> {
  * bwrap reports the pid before it has set up the sandbox's mounts; the sandbox is ready once that
  * process has exec'd catatonit (its name is then `.init`, from /dev/.init).
  */
-async function waitForExec(pid: number, holder: ChildProcess, timeoutMs: number): Promise<void> {
+async function waitForExec(pid: number, holder: HostChild, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     let comm: string;

@@ -17,6 +17,7 @@ import {
   type SandboxLimits,
   type SandboxProvider,
 } from '../types.ts';
+import { ForkServer, nodeSpawn, type SpawnHost } from './fork-server.ts';
 import { gcLocal } from './gc.ts';
 import type { HostTools } from './host-tools.ts';
 import { launchInit } from './launch-init.ts';
@@ -65,11 +66,23 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
   readonly sandboxesDir: string;
   private readonly open = new Set<LocalSandbox>();
   private closed = false;
+  private forkServer: ForkServer | undefined;
 
   constructor(readonly config: LocalProviderConfig) {
     this.store = new ImageStore(config.home);
     this.sandboxesDir = join(config.home, 'sandboxes');
   }
+
+  /**
+   * Starts the host processes of sandboxes (bwrap, and sandgym-helper for each exec): through a fork
+   * server where the helper was compiled (restarted if it died; its sandboxes died with it).
+   */
+  private readonly spawnHost: SpawnHost = (file, args, options) => {
+    const helper = this.config.tools.helper;
+    if (!helper) return nodeSpawn(file, args, options);
+    if (!this.forkServer?.alive) this.forkServer = new ForkServer(helper);
+    return this.forkServer.spawn(file, args, options);
+  };
 
   get limitDriver(): LimitDriver {
     return this.config.limitDriver;
@@ -177,6 +190,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
       const launched = await launchInit({
         id,
         tools: this.config.tools,
+        spawn: this.spawnHost,
         dir,
         layersDir: this.store.layersDir,
         layers: spec.layers,
@@ -196,6 +210,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
         labels,
         dir,
         tools: this.config.tools,
+        spawn: this.spawnHost,
         limitsHandle,
         launched,
         owner: this,
@@ -292,6 +307,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.open].map((s) => s.close()));
+    this.forkServer?.close();
   }
 
   private assertOpen(): void {

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { SandboxError } from '../../errors.ts';
 import { assertForkCount, checkEnv, toArgv } from '../call-checks.ts';
 import { processStartTicks } from '../owner.ts';
@@ -19,6 +18,7 @@ import {
   uploadDirectory,
   writeSandboxFile,
 } from './file-ops.ts';
+import type { HostChild, SpawnHost } from './fork-server.ts';
 import type { HostTools } from './host-tools.ts';
 import type { LaunchedInit } from './launch-init.ts';
 import type { SandboxLimitsHandle } from './limit-driver.ts';
@@ -50,6 +50,7 @@ export interface LocalSandboxInit {
   network: boolean;
   dir: string;
   tools: HostTools;
+  spawn: SpawnHost;
   limitsHandle: SandboxLimitsHandle;
   launched: LaunchedInit;
   owner: SandboxOwner;
@@ -70,8 +71,9 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   readonly dir: string;
   readonly limitsHandle: SandboxLimitsHandle;
   private readonly tools: HostTools;
+  private readonly spawnHost: SpawnHost;
   private readonly init: { pid: number; startTicks: number };
-  readonly holder: ChildProcess;
+  readonly holder: HostChild;
   private readonly holderExited: Promise<void>;
   private readonly owner: SandboxOwner;
   private execCount = 0;
@@ -91,13 +93,18 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     this.network = o.network;
     this.dir = o.dir;
     this.tools = o.tools;
+    this.spawnHost = o.spawn;
     this.limitsHandle = o.limitsHandle;
     this.init = o.launched.init;
     this.holder = o.launched.holder;
     this.owner = o.owner;
     this.holderExited = new Promise<void>((resolve) => {
       if (this.holder.exitCode !== null || this.holder.signalCode !== null) resolve();
-      else this.holder.once('exit', () => resolve());
+      else {
+        this.holder.once('exit', () => resolve());
+        // The fork server that started it died (and took bwrap with it): no exit will be reported.
+        this.holder.once('error', () => resolve());
+      }
     }).then(() => {
       if (!this.closing) this.died = true;
     });
@@ -145,6 +152,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     return {
       sandboxId: this.id,
       tools: this.tools,
+      spawn: this.spawnHost,
       initPid: this.init.pid,
       group: this.limitsHandle.execGroup(`x${++this.execCount}`),
       env: { ...this.env, ...env },
@@ -169,7 +177,13 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
 
   async spawn(command: string | readonly string[], options: SpawnOptions = {}): Promise<SandboxProcess> {
     const params = this.enterParams(toArgv(this.id, command), options.cwd, options.env);
-    const child = enterSandbox({ ...params, stdin: 'pipe' });
+    let child: HostChild;
+    try {
+      child = await enterSandbox({ ...params, stdin: 'pipe' });
+    } catch (e) {
+      params.group.release();
+      throw e;
+    }
     const exited = new Promise<{ exitCode: number; signal: NodeJS.Signals | null }>((resolve, reject) => {
       child.once('error', (e) => reject(startFailure(this.id, e)));
       child.once('exit', (code, signal) => {

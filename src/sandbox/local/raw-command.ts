@@ -20,7 +20,13 @@ export interface RawCommandParams extends Omit<EnterParams, 'stdin'> {
  * or streamed on, no output cap, a deadline that kills the tree and reports exit 124.
  */
 export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
-  const child = enterSandbox({ ...p, stdin: p.stdin ? 'pipe' : 'ignore' });
+  let child: Awaited<ReturnType<typeof enterSandbox>>;
+  try {
+    child = await enterSandbox({ ...p, stdin: p.stdin ? 'pipe' : 'ignore' });
+  } catch (e) {
+    p.group.release();
+    throw e;
+  }
   const chunks: Buffer[] = [];
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => {

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { floodNotice, OutputCapture } from '../output-capture.ts';
 import type { ExecResult } from '../types.ts';
 import { type EnterParams, enterSandbox, startFailure } from './enter-sandbox.ts';
+import type { HostChild } from './fork-server.ts';
 
 export interface RunExecParams extends Omit<EnterParams, 'stdin'> {
   stdin: string | Uint8Array | Readable | undefined;
@@ -31,7 +32,13 @@ export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): 
 export async function runExec(p: RunExecParams): Promise<ExecResult> {
   p.signal?.throwIfAborted();
   const startedMs = performance.now();
-  const child = enterSandbox({ ...p, stdin: p.stdin === undefined ? 'ignore' : 'pipe' });
+  let child: Awaited<ReturnType<typeof enterSandbox>>;
+  try {
+    child = await enterSandbox({ ...p, stdin: p.stdin === undefined ? 'ignore' : 'pipe' });
+  } catch (e) {
+    p.group.release();
+    throw e;
+  }
   const capture = new OutputCapture(p.maxOutputBytes);
   let reason: 'timeout' | 'flood' | 'abort' | undefined;
   let killing: Promise<void> | undefined;
@@ -91,7 +98,7 @@ function feedStdin(stdin: NodeJS.WritableStream | null, data: RunExecParams['std
  * was read, and destroying the pipe then would lose it. A writer that never goes quiet is cut off after
  * 20 graces.
  */
-function pipesClosed(child: import('node:child_process').ChildProcess, graceMs: number): Promise<void> {
+function pipesClosed(child: HostChild, graceMs: number): Promise<void> {
   const pipes = [child.stdout!, child.stderr!].filter((s) => !s.closed);
   if (pipes.length === 0) return Promise.resolve();
   return new Promise((resolve) => {

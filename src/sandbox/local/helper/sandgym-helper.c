@@ -16,6 +16,21 @@
  *
  *   LIMITS = N PROCS_FILE... AS_BYTES|- FSIZE_BYTES|-
  *     N cgroup.procs files to write our pid to, then rlimits (address space, file size) or "-".
+ *
+ *   sandgym-helper spawner
+ *     A fork server (see fork-server.ts): starts programs on request, so that sandgym's large Node process
+ *     never forks (a spawn from Node blocks its event loop for milliseconds; a fork of this small process
+ *     takes a fraction of one). Requests on stdin, one frame each: a little-endian u32 length, then
+ *     NUL-terminated fields:
+ *       S ID DETACHED STDIO FILE ARGC ARG... ENVC ENV...   start FILE; STDIO has one letter per fd from 0:
+ *                                                          p (a pipe) or i (/dev/null); DETACHED 1 = setsid
+ *       R ID                                              close our ends of ID's pipes (the caller has
+ *                                                          opened its own through /proc/PID/fd/N)
+ *     Replies on stdout, one line each:
+ *       P ID PID FD...   started; FD is our end of each pipe (-1 for /dev/null)
+ *       X ID CODE SIG    exited (CODE -1 when killed by signal SIG, else SIG 0)
+ *       E ID ERRNO       could not start
+ *     It dies with its parent, and exits when stdin closes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,8 +42,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <stdint.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -179,10 +198,213 @@ static int enter(int argc, char **argv) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* ── spawner ── */
+
+#define MAX_STDIO 4
+#define MAX_FIELDS 65536
+
+struct job {
+  char id[32];
+  pid_t pid;          /* 0 once reaped */
+  int ends[MAX_STDIO]; /* our ends of its pipes, -1 once released */
+  int used;
+};
+
+static struct job *jobs;
+static size_t job_count;
+static sigset_t spawner_old_mask;
+
+static struct job *new_job(void) {
+  for (size_t k = 0; k < job_count; k++)
+    if (!jobs[k].used) return &jobs[k];
+  size_t first_new = job_count, grown = job_count ? job_count * 2 : 64;
+  jobs = realloc(jobs, grown * sizeof *jobs);
+  if (!jobs) die(1, "out of memory");
+  memset(jobs + first_new, 0, (grown - first_new) * sizeof *jobs);
+  job_count = grown;
+  return &jobs[first_new];
+}
+
+static void reply(const char *fmt, ...) {
+  char line[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  for (int off = 0; off < len;) {
+    ssize_t n = write(1, line + off, len - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) exit(0); /* the parent is gone */
+    off += n;
+  }
+}
+
+static void release(struct job *j) {
+  for (int k = 0; k < MAX_STDIO; k++)
+    if (j->ends[k] >= 0) close(j->ends[k]), j->ends[k] = -1;
+  if (j->pid == 0) j->used = 0;
+}
+
+static struct job *find_job(const char *id) {
+  for (size_t k = 0; k < job_count; k++)
+    if (jobs[k].used && strcmp(jobs[k].id, id) == 0) return &jobs[k];
+  return NULL;
+}
+
+/* The child: stdio from `fds` (closing everything else), then exec. Never returns. */
+static void exec_child(int detached, int nstdio, int *fds, const char *file, char **args, char **env) {
+  sigprocmask(SIG_SETMASK, &spawner_old_mask, NULL);
+  if (detached) setsid();
+  /* Move the ends out of the way first: one may already sit on a number below nstdio. */
+  for (int k = 0; k < nstdio; k++) fds[k] = fcntl(fds[k], F_DUPFD, 64);
+  for (int k = 0; k < nstdio; k++)
+    if (fds[k] < 0 || dup2(fds[k], k) < 0) _exit(127);
+  close_range(nstdio, ~0U, 0);
+  execve(file, args, env);
+  dprintf(2, "sandgym-helper spawner: cannot run %s: %s\n", file, strerror(errno));
+  _exit(127);
+}
+
+static void spawn_job(char **f, int n) {
+  /* S ID DETACHED STDIO FILE ARGC ARG... ENVC ENV... */
+  if (n < 6) die(2, "spawner: short request");
+  const char *id = f[1], *stdio = f[3], *file = f[4];
+  int detached = atoi(f[2]), argc = atoi(f[5]);
+  if (argc < 1 || 6 + argc >= n) die(2, "spawner: bad argument count");
+  int envc = atoi(f[6 + argc]);
+  if (envc < 0 || 7 + argc + envc > n) die(2, "spawner: bad environment count");
+  int nstdio = strlen(stdio);
+  if (nstdio > MAX_STDIO || strlen(id) >= sizeof jobs->id) die(2, "spawner: bad request");
+  char **args = calloc(argc + 1, sizeof *args), **env = calloc(envc + 1, sizeof *env);
+  if (!args || !env) die(1, "out of memory");
+  memcpy(args, f + 6, argc * sizeof *args);
+  memcpy(env, f + 7 + argc, envc * sizeof *env);
+
+  struct job *j = new_job();
+  memset(j, 0, sizeof *j);
+  snprintf(j->id, sizeof j->id, "%s", id);
+  int child_ends[MAX_STDIO];
+  int err = 0;
+  for (int k = 0; k < MAX_STDIO; k++) j->ends[k] = child_ends[k] = -1;
+  for (int k = 0; k < nstdio && !err; k++) {
+    if (stdio[k] == 'p') {
+      int p[2];
+      if (pipe2(p, O_CLOEXEC) != 0) {
+        err = errno;
+        break;
+      }
+      /* fd 0 is read by the child; the others are written by it. */
+      child_ends[k] = k == 0 ? p[0] : p[1];
+      j->ends[k] = k == 0 ? p[1] : p[0];
+    } else if ((child_ends[k] = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+      err = errno;
+    }
+  }
+  pid_t pid = err ? -1 : fork();
+  if (pid == 0) exec_child(detached, nstdio, child_ends, file, args, env);
+  if (pid < 0 && !err) err = errno;
+  for (int k = 0; k < nstdio; k++)
+    if (child_ends[k] >= 0) close(child_ends[k]);
+  free(args);
+  free(env);
+  if (err) {
+    for (int k = 0; k < MAX_STDIO; k++)
+      if (j->ends[k] >= 0) close(j->ends[k]);
+    reply("E %s %d\n", id, err);
+    return;
+  }
+  j->used = 1;
+  j->pid = pid;
+  char fds[64] = "";
+  for (int k = 0; k < nstdio; k++) snprintf(fds + strlen(fds), sizeof fds - strlen(fds), " %d", j->ends[k]);
+  reply("P %s %d%s\n", id, (int)pid, fds);
+}
+
+static void handle_frame(char *frame, uint32_t len) {
+  static char *fields[MAX_FIELDS];
+  int n = 0;
+  for (uint32_t off = 0; off < len && n < MAX_FIELDS;) {
+    fields[n++] = frame + off;
+    char *nul = memchr(frame + off, 0, len - off);
+    if (!nul) die(2, "spawner: unterminated field");
+    off = nul - frame + 1;
+  }
+  if (n >= 2 && strcmp(fields[0], "S") == 0) return spawn_job(fields, n);
+  if (n >= 2 && strcmp(fields[0], "R") == 0) {
+    struct job *j = find_job(fields[1]);
+    if (j) release(j);
+    return;
+  }
+  die(2, "spawner: unknown request %s", n ? fields[0] : "");
+}
+
+static void reap(void) {
+  int status;
+  pid_t pid;
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    for (size_t k = 0; k < job_count; k++) {
+      struct job *j = &jobs[k];
+      if (!j->used || j->pid != pid) continue;
+      if (WIFSIGNALED(status)) reply("X %s -1 %d\n", j->id, WTERMSIG(status));
+      else reply("X %s %d 0\n", j->id, WEXITSTATUS(status));
+      j->pid = 0;
+      int open_ends = 0;
+      for (int e = 0; e < MAX_STDIO; e++) open_ends |= j->ends[e] >= 0;
+      if (!open_ends) j->used = 0;
+      break;
+    }
+  }
+}
+
+static int spawner(void) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1) return 0; /* the parent died before the line above */
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, &spawner_old_mask);
+  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sfd < 0) die(1, "signalfd: %s", strerror(errno));
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) die(1, "out of memory");
+  struct pollfd pfd[2] = {{.fd = 0, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+  for (;;) {
+    if (poll(pfd, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      die(1, "poll: %s", strerror(errno));
+    }
+    if (pfd[1].revents) {
+      struct signalfd_siginfo info;
+      while (read(sfd, &info, sizeof info) > 0) {
+      }
+      reap();
+    }
+    if (!pfd[0].revents) continue;
+    if (len == cap && !(buf = realloc(buf, cap *= 2))) die(1, "out of memory");
+    ssize_t got = read(0, buf + len, cap - len);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return 0; /* stdin closed: sandgym is done with us */
+    len += got;
+    size_t off = 0;
+    for (;;) {
+      uint32_t frame;
+      if (len - off < sizeof frame) break;
+      memcpy(&frame, buf + off, sizeof frame);
+      if (len - off - sizeof frame < frame) break;
+      handle_frame(buf + off + sizeof frame, frame);
+      off += sizeof frame + frame;
+    }
+    memmove(buf, buf + off, len - off);
+    len -= off;
+  }
+}
+
 int main(int argc, char **argv) {
   const char *mode = arg(argc, argv, 1);
   if (strcmp(mode, "start") == 0) return start(argc, argv);
   if (strcmp(mode, "enter") == 0) return enter(argc, argv);
-  die(2, "unknown mode %s (start or enter)", mode);
+  if (strcmp(mode, "spawner") == 0) return spawner();
+  die(2, "unknown mode %s (start, enter or spawner)", mode);
   return 2;
 }
