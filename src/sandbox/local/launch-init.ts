@@ -10,7 +10,7 @@ export interface LaunchParams {
   id: string;
   tools: HostTools;
   spawn: SpawnHost;
-  /** The sandbox directory, holding the empty mount points `disk/` and `merged/`. */
+  /** The sandbox directory: the mount point of its tmpfs (in the sandbox's mount namespace only). */
   dir: string;
   /** `<home>/layers`, and the sandbox's lower layers in it, topmost first. */
   layersDir: string;
@@ -37,16 +37,18 @@ export interface LaunchedInit {
 /**
  * One process does the whole start (sandgym-helper, or this script where it could not be compiled):
  * join the limits, enter a private mount namespace, mount a tmpfs of `diskBytes` (the sandbox's
- * writable disk: full means ENOSPC) holding the overlay's upper and work dirs, mount the overlay over the image's layers, and exec bwrap with catatonit as pid 1. The mounts
- * exist only in that namespace, so they vanish with the sandbox, even when sandgym is killed.
+ * writable disk: full means ENOSPC) on the sandbox directory, holding the overlay's upper, work and
+ * mount point, mount the overlay over the image's layers, and exec bwrap with catatonit as pid 1. The
+ * mounts exist only in that namespace, so they vanish with the sandbox, even when sandgym is killed;
+ * the host sees the directory as it was, holding only meta.json.
  */
 const startScript = (enterLimits: string) => `set -e
 ${enterLimits}
-mount -t tmpfs -o "size=$2,mode=0755" sandgym-disk "$1/disk"
-mkdir "$1/disk/upper" "$1/disk/work"
-[ -z "$4" ] || cp -a "$4/." "$1/disk/upper/"
+mount -t tmpfs -o "size=$2,mode=0755" sandgym-disk "$1"
+mkdir "$1/upper" "$1/work" "$1/merged"
+[ -z "$4" ] || cp -a "$4/." "$1/upper/"
 cd "$3"
-mount -t overlay -o "lowerdir=$5,upperdir=$1/disk/upper,workdir=$1/disk/work,index=off,redirect_dir=off,metacopy=off" sandgym-root "$1/merged"
+mount -t overlay -o "lowerdir=$5,upperdir=$1/upper,workdir=$1/work,index=off,redirect_dir=off,metacopy=off" sandgym-root "$1/merged"
 cd /
 shift 5
 exec "$@"`;

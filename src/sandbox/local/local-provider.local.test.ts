@@ -80,7 +80,7 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
     const live = await provider.create({ image: 'sandgym/base' });
     // As if its owner had stopped looking after it an hour ago.
     const meta = (await readMeta(stale.dir))!;
-    await writeMeta(stale.dir, { ...meta, createdAtMs: meta.createdAtMs - 3_600_000 });
+    writeMeta(stale.dir, { ...meta, createdAtMs: meta.createdAtMs - 3_600_000 });
     const report = await provider.gc();
     assert.ok(report.removed.includes(stale.id));
     assert.ok(!report.removed.includes(live.id));

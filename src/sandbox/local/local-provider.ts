@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { ConfigError, SandboxError } from '../../errors.ts';
 import { checkEnv } from '../call-checks.ts';
@@ -162,8 +162,9 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
   ): Promise<LocalSandbox> {
     const id = randomBytes(6).toString('hex');
     const dir = join(this.sandboxesDir, id);
-    await mkdir(join(dir, 'disk'), { recursive: true });
-    await mkdir(join(dir, 'merged'));
+    // Only this directory and meta.json live on the host's disk: the sandbox's mounts (see launch-init.ts)
+    // make their own directories on its tmpfs, where they cost nothing to create and remove.
+    mkdirSync(dir, { recursive: true });
     const createdAtMs = Date.now();
     const labels = {
       ...spec.labels,
@@ -184,7 +185,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
       limitMechanism: this.limitDriver.mechanism,
       limitsEnforced: [],
     };
-    await writeMeta(dir, meta);
+    writeMeta(dir, meta);
     try {
       meta.limitsEnforced = limitsHandle.apply(spec.limits);
       const launched = await launchInit({
@@ -203,7 +204,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
       });
       meta.init = launched.init;
       meta.holder = { pid: launched.holder.pid!, startTicks: launched.holderTicks };
-      await writeMeta(dir, meta);
+      writeMeta(dir, meta);
       const sandbox = new LocalSandbox({
         ...spec,
         id,

@@ -122,7 +122,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
 
   /** Host path of the writable layer, seen through the mount namespace that holds it. */
   get upperPath(): string {
-    return `/proc/${this.holder.pid}/root${this.dir}/disk/upper`;
+    return `/proc/${this.holder.pid}/root${this.dir}/upper`;
   }
 
   private initAlive(): boolean {

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readFileSync, rmSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runHostCommand } from '../images/host-command.ts';
 import { readMeta, type SandboxMeta } from './sandbox-meta.ts';
@@ -44,5 +44,6 @@ export function mountsUnder(dir: string): string[] {
  */
 export async function removeSandboxDir(dir: string): Promise<void> {
   for (const mount of mountsUnder(dir)) await runHostCommand('umount', ['-l', mount]);
-  await rm(dir, { recursive: true, force: true });
+  // Synchronous: two entries, fewer syscalls than the threadpool hops an async rm would take for them.
+  rmSync(dir, { recursive: true, force: true });
 }

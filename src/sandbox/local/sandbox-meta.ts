@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { renameSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxLimits } from '../types.ts';
 import type { LimitMechanism } from './limit-driver.ts';
@@ -33,10 +34,11 @@ export function metaPath(dir: string): string {
   return join(dir, 'meta.json');
 }
 
-export async function writeMeta(dir: string, meta: SandboxMeta): Promise<void> {
+/** Synchronous: a sandbox start writes it twice, and a hop through libuv's threadpool costs more than the write. */
+export function writeMeta(dir: string, meta: SandboxMeta): void {
   const tmp = `${metaPath(dir)}.${randomBytes(4).toString('hex')}`;
-  await writeFile(tmp, JSON.stringify(meta));
-  await rename(tmp, metaPath(dir));
+  writeFileSync(tmp, JSON.stringify(meta));
+  renameSync(tmp, metaPath(dir));
 }
 
 export async function readMeta(dir: string): Promise<SandboxMeta | undefined> {

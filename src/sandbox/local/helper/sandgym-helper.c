@@ -5,9 +5,9 @@
  * host has no C compiler. Both paths do exactly the same steps.
  *
  *   sandgym-helper start LIMITS DIR DISK_BYTES LAYERS_DIR LOWERDIR COPY_FROM|- CP -- BWRAP_ARGV...
- *     Join the sandbox's limits, enter a private mount namespace, mount a tmpfs of DISK_BYTES on
- *     DIR/disk with the overlay's upper and work dirs (copying COPY_FROM into upper for a fork), mount
- *     the overlay of LOWERDIR (relative to LAYERS_DIR) on DIR/merged, then exec bwrap.
+ *     Join the sandbox's limits, enter a private mount namespace, mount a tmpfs of DISK_BYTES on DIR
+ *     with the overlay's upper and work dirs (copying COPY_FROM into upper for a fork), mount the
+ *     overlay of LOWERDIR (relative to LAYERS_DIR) on DIR/merged, then exec bwrap.
  *
  *   sandgym-helper enter LIMITS INIT_PID CWD -- ARGV...
  *     Join the exec's limits, enter every namespace of the sandbox's pid 1 (its user namespace last,
@@ -30,7 +30,8 @@
  *       P ID PID FD...   started; FD is our end of each pipe (-1 for /dev/null)
  *       X ID CODE SIG    exited (CODE -1 when killed by signal SIG, else SIG 0)
  *       E ID ERRNO       could not start
- *     It dies with its parent, and exits when stdin closes.
+ *     It dies with its parent, and exits when stdin closes. A request to run this program itself runs
+ *     the mode in the forked child, without an exec.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -119,19 +120,19 @@ static int start(int argc, char **argv) {
   if (unshare(CLONE_NEWNS) != 0) die(1, "unshare: %s", strerror(errno));
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) die(1, "make mounts private: %s", strerror(errno));
   char path[4096], upper[4096], work[4096], opts[4096];
-  snprintf(path, sizeof path, "%s/disk", dir);
   snprintf(opts, sizeof opts, "size=%s,mode=0755", disk);
-  if (mount("sandgym-disk", path, "tmpfs", 0, opts) != 0) die(1, "mount tmpfs on %s: %s", path, strerror(errno));
-  snprintf(upper, sizeof upper, "%s/disk/upper", dir);
-  snprintf(work, sizeof work, "%s/disk/work", dir);
-  if (mkdir(upper, 0755) != 0 || mkdir(work, 0755) != 0) die(1, "mkdir in %s: %s", path, strerror(errno));
+  if (mount("sandgym-disk", dir, "tmpfs", 0, opts) != 0) die(1, "mount tmpfs on %s: %s", dir, strerror(errno));
+  snprintf(upper, sizeof upper, "%s/upper", dir);
+  snprintf(work, sizeof work, "%s/work", dir);
+  snprintf(path, sizeof path, "%s/merged", dir);
+  if (mkdir(upper, 0755) != 0 || mkdir(work, 0755) != 0 || mkdir(path, 0755) != 0)
+    die(1, "mkdir in %s: %s", dir, strerror(errno));
   if (strcmp(copy_from, "-") != 0) run_cp(cp, copy_from, upper);
   if (chdir(layers) != 0) die(1, "chdir %s: %s", layers, strerror(errno));
   int len = snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,index=off,redirect_dir=off,metacopy=off",
                      lower, upper, work);
   /* The kernel reads mount options from one page. */
   if (len >= (int)sizeof opts) die(1, "overlay options too long: the image has too many layers");
-  snprintf(path, sizeof path, "%s/merged", dir);
   if (mount("sandgym-root", path, "overlay", 0, opts) != 0) die(1, "mount overlay on %s: %s", path, strerror(errno));
   if (chdir("/") != 0) die(1, "chdir /: %s", strerror(errno));
   execv(argv[i], argv + i);
@@ -213,6 +214,8 @@ struct job {
 static struct job *jobs;
 static size_t job_count;
 static sigset_t spawner_old_mask;
+static char self_exe[4096];
+static int run_mode(int argc, char **argv);
 
 static struct job *new_job(void) {
   for (size_t k = 0; k < job_count; k++)
@@ -260,6 +263,14 @@ static void exec_child(int detached, int nstdio, int *fds, const char *file, cha
   for (int k = 0; k < nstdio; k++)
     if (fds[k] < 0 || dup2(fds[k], k) < 0) _exit(127);
   close_range(nstdio, ~0U, 0);
+  if (self_exe[0] && strcmp(file, self_exe) == 0) {
+    /* One of our own modes: run it here, sparing an exec of the same program. */
+    extern char **environ;
+    environ = env;
+    int argc = 0;
+    while (args[argc]) argc++;
+    exit(run_mode(argc, args));
+  }
   execve(file, args, env);
   dprintf(2, "sandgym-helper spawner: cannot run %s: %s\n", file, strerror(errno));
   _exit(127);
@@ -359,6 +370,8 @@ static void reap(void) {
 static int spawner(void) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() == 1) return 0; /* the parent died before the line above */
+  ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+  self_exe[n > 0 ? n : 0] = 0;
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -400,7 +413,7 @@ static int spawner(void) {
   }
 }
 
-int main(int argc, char **argv) {
+static int run_mode(int argc, char **argv) {
   const char *mode = arg(argc, argv, 1);
   if (strcmp(mode, "start") == 0) return start(argc, argv);
   if (strcmp(mode, "enter") == 0) return enter(argc, argv);
@@ -408,3 +421,5 @@ int main(int argc, char **argv) {
   die(2, "unknown mode %s (start, enter or spawner)", mode);
   return 2;
 }
+
+int main(int argc, char **argv) { return run_mode(argc, argv); }
