@@ -1,7 +1,8 @@
 /**
  * npm run bench:sandbox — sandbox lifecycle latency, fork and density.
  *
- * Local part: create + exec `python3 -c 'print(1)'` + close (median of LIFECYCLE_RUNS after warm-up),
+ * Local part: create + exec `python3 -c 'print(1)'` + close (median of LIFECYCLE_RUNS after warm-up; close
+ * returns once the processes are gone, the cgroup and directory removal runs in the background),
  * fork(8) of a sandbox with some state (median of FORK_RUNS), and how many idle sandboxes the host holds
  * at once (up to CONCURRENT_TARGET, each then checked with an exec) with their memory.
  * Docker part: `benchDocker` below, owned by the docker provider.
@@ -43,6 +44,8 @@ interface LocalBench {
   local_create_p50_ms: number;
   local_exec_p50_ms: number;
   local_close_p50_ms: number;
+  /** After the loop: how long the cgroup and directory removals close() left in the background took to finish. */
+  local_release_drain_ms: number;
   local_fork8_ms: number;
   local_concurrent_ok: number;
   local_memory_per_sandbox_mb: number | null;
@@ -65,7 +68,13 @@ async function benchLocal(): Promise<LocalBench> {
       if (i >= 3) phases.push([t3 - t0, t1 - t0, t2 - t1, t3 - t2]);
     }
     const col = (c: number) => round(median(phases.map((p) => p[c]!)));
-    console.log(`local lifecycle: p50 ${col(0)} ms (create ${col(1)}, exec ${col(2)}, close ${col(3)})`);
+    const drainStart = performance.now();
+    await provider.released();
+    const drainMs = round(performance.now() - drainStart);
+    console.log(
+      `local lifecycle: p50 ${col(0)} ms (create ${col(1)}, exec ${col(2)}, close ${col(3)}); ` +
+        `releases drained in ${drainMs} ms`,
+    );
 
     const parent = await provider.create({ image: IMAGE });
     await parent.exec('mkdir -p /testbed && cd /testbed && seq 1 2000 > numbers.txt && git init -q');
@@ -110,6 +119,7 @@ async function benchLocal(): Promise<LocalBench> {
       local_create_p50_ms: col(1),
       local_exec_p50_ms: col(2),
       local_close_p50_ms: col(3),
+      local_release_drain_ms: drainMs,
       local_fork8_ms: round(median(forkMs)),
       local_concurrent_ok: ok,
       local_memory_per_sandbox_mb: charged === null ? null : round(charged),

@@ -335,6 +335,25 @@ export function runSandboxConformance(target: ConformanceTarget): void {
         }
       });
 
+      it('has the devices programs expect (null, zero, urandom, a pty, a writable /dev/shm) and no host device', async () => {
+        const s = await sandbox();
+        const script = [
+          'import os, pty, multiprocessing',
+          'assert open("/dev/null", "rb").read() == b""',
+          'assert open("/dev/zero", "rb").read(3) == bytes(3)',
+          'assert len(open("/dev/urandom", "rb").read(8)) == 8',
+          'm, t = pty.openpty(); os.write(t, b"x"); assert os.read(m, 1) == b"x"',
+          'multiprocessing.Lock()',
+          'open("/dev/shm/probe", "w").write("ok")',
+          'print(sorted(os.listdir("/dev")))',
+        ].join('\n');
+        const r = await s.exec(['python3', '-c', script]);
+        assert.equal(r.exitCode, 0, r.stderr);
+        for (const host of ['console', 'kmsg', 'mem', 'sda', 'vda', 'nvme0', 'loop0']) {
+          assert.ok(!r.stdout.includes(`'${host}'`), `/dev/${host} is visible: ${r.stdout}`);
+        }
+      });
+
       it('cannot see host files or host processes', async () => {
         const secretPath = join(tmpdir(), `sandgym-secret-${randomBytes(6).toString('hex')}`);
         await writeFile(secretPath, 'HOST SECRET');

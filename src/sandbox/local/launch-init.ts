@@ -61,8 +61,8 @@ function bwrapArgs(p: LaunchParams): string[] {
     '/',
     '--proc',
     '/proc',
-    '--dev',
-    '/dev',
+    // sandgym-helper makes /dev on the sandbox's tmpfs (one bind); the shell path lets bwrap make it.
+    ...(p.tools.helper ? ['--dev-bind', `${p.dir}/dev`, '/dev'] : ['--dev', '/dev']),
     '--ro-bind',
     p.tools.catatonit,
     '/dev/.init',

@@ -48,6 +48,8 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
     }
     assert.ok(meta.init && meta.holder);
     await s.close();
+    assert.equal(running(meta.init!.pid), false, 'pid 1 is gone when close() returns');
+    await provider.released();
     assert.equal(existsSync(s.dir), false, 'sandbox dir removed');
     assert.deepEqual(
       cgroups.filter((d) => existsSync(d)),
@@ -72,6 +74,7 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(s.closed, true);
     await s.close();
+    await provider.released();
     assert.equal(existsSync(s.dir), false);
   });
 

@@ -58,7 +58,9 @@ interface SandboxSpec {
 
 /**
  * The `local` provider: bubblewrap sandboxes over overlayfs, with limits from cgroups (or rlimits), images
- * from the local layer cache. Holds the sandboxes it made, so `close()` can end them all.
+ * from the local layer cache. Holds the sandboxes it made, so `close()` can end them all. A sandbox's
+ * `close()` returns once its processes are gone; its cgroups and directory go in the background, and
+ * the provider's `close()` waits for them, so a process that closes its provider leaves nothing behind.
  */
 export class LocalProvider implements SandboxProvider, SandboxOwner {
   readonly name = 'local';
@@ -67,6 +69,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
   private readonly open = new Set<LocalSandbox>();
   private closed = false;
   private forkServer: ForkServer | undefined;
+  private readonly releases = new Set<Promise<void>>();
 
   constructor(readonly config: LocalProviderConfig) {
     this.store = new ImageStore(config.home);
@@ -292,13 +295,20 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
     }
   }
 
-  async destroy(sandbox: LocalSandbox): Promise<void> {
-    try {
+  release(sandbox: LocalSandbox): void {
+    this.open.delete(sandbox);
+    // Its failures (cgroups that stay busy) are left to gc, which finds the directory and its meta.json.
+    const work = (async () => {
       await sandbox.limitsHandle.destroy();
       await removeSandboxDir(sandbox.dir);
-    } finally {
-      this.open.delete(sandbox);
-    }
+    })().catch(() => {});
+    this.releases.add(work);
+    void work.finally(() => this.releases.delete(work));
+  }
+
+  /** Resolves once the cgroups and directories of every sandbox closed so far are removed. */
+  async released(): Promise<void> {
+    while (this.releases.size > 0) await Promise.all([...this.releases]);
   }
 
   gc(options: GcOptions = {}): Promise<GcReport> {
@@ -308,6 +318,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.open].map((s) => s.close()));
+    await this.released();
     this.forkServer?.close();
   }
 

@@ -33,8 +33,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export interface SandboxOwner {
   fork(parent: LocalSandbox, n: number): Promise<LocalSandbox[]>;
   snapshot(parent: LocalSandbox, image: string): Promise<void>;
-  /** Kills what is left and removes the sandbox's cgroups and directory. */
-  destroy(sandbox: LocalSandbox): Promise<void>;
+  /** Removes the cgroups and directory of a sandbox whose processes are gone, in the background. */
+  release(sandbox: LocalSandbox): void;
 }
 
 export interface LocalSandboxInit {
@@ -266,6 +266,6 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.holderExited, new Promise((r) => (timer = setTimeout(r, 10_000)))]);
     clearTimeout(timer);
-    await this.owner.destroy(this);
+    this.owner.release(this);
   }
 }

@@ -7,7 +7,8 @@
  *   sandgym-helper start LIMITS DIR DISK_BYTES LAYERS_DIR LOWERDIR COPY_FROM|- CP -- BWRAP_ARGV...
  *     Join the sandbox's limits, enter a private mount namespace, mount a tmpfs of DISK_BYTES on DIR
  *     with the overlay's upper and work dirs (copying COPY_FROM into upper for a fork), mount the
- *     overlay of LOWERDIR (relative to LAYERS_DIR) on DIR/merged, then exec bwrap.
+ *     overlay of LOWERDIR (relative to LAYERS_DIR) on DIR/merged, make the sandbox's /dev in DIR/dev,
+ *     then exec bwrap.
  *
  *   sandgym-helper enter LIMITS INIT_PID CWD -- ARGV...
  *     Join the exec's limits, enter every namespace of the sandbox's pid 1 (its user namespace last,
@@ -50,6 +51,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,6 +113,34 @@ static void run_cp(const char *cp, const char *from, const char *to) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) die(1, "copying %s failed", from);
 }
 
+/*
+ * The sandbox's /dev, as bwrap's --dev makes it (the same six devices, a private devpts, shm), on the
+ * sandbox's tmpfs: one bind mount into the sandbox instead of --dev's tmpfs and seven, about a
+ * millisecond per start.
+ */
+static void make_dev(const char *dir) {
+  static const struct {
+    const char *name;
+    int major, minor;
+  } devices[] = {{"null", 1, 3}, {"zero", 1, 5}, {"full", 1, 7}, {"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0}};
+  static const char *links[][2] = {{"fd", "/proc/self/fd"},      {"stdin", "/proc/self/fd/0"},
+                                   {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
+                                   {"ptmx", "pts/ptmx"}};
+  char path[4096];
+  mode_t umask_was = umask(0);
+  snprintf(path, sizeof path, "%s/dev", dir);
+  if (mkdir(path, 0755) != 0 || chdir(path) != 0) die(1, "mkdir %s: %s", path, strerror(errno));
+  for (size_t k = 0; k < sizeof devices / sizeof *devices; k++)
+    if (mknod(devices[k].name, S_IFCHR | 0666, makedev(devices[k].major, devices[k].minor)) != 0)
+      die(1, "mknod %s/%s: %s", path, devices[k].name, strerror(errno));
+  for (size_t k = 0; k < sizeof links / sizeof *links; k++)
+    if (symlink(links[k][1], links[k][0]) != 0) die(1, "symlink %s/%s: %s", path, links[k][0], strerror(errno));
+  if (mkdir("shm", 01777) != 0 || mkdir("pts", 0755) != 0) die(1, "mkdir in %s: %s", path, strerror(errno));
+  if (mount("devpts", "pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0)
+    die(1, "mount devpts in %s: %s", path, strerror(errno));
+  umask(umask_was);
+}
+
 static int start(int argc, char **argv) {
   int i = join_limits(argc, argv, 2);
   const char *dir = arg(argc, argv, i++), *disk = arg(argc, argv, i++), *layers = arg(argc, argv, i++);
@@ -127,6 +157,7 @@ static int start(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/merged", dir);
   if (mkdir(upper, 0755) != 0 || mkdir(work, 0755) != 0 || mkdir(path, 0755) != 0)
     die(1, "mkdir in %s: %s", dir, strerror(errno));
+  make_dev(dir);
   if (strcmp(copy_from, "-") != 0) run_cp(cp, copy_from, upper);
   if (chdir(layers) != 0) die(1, "chdir %s: %s", layers, strerror(errno));
   int len = snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,index=off,redirect_dir=off,metacopy=off",
