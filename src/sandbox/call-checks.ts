@@ -5,15 +5,20 @@ import { ConfigError } from '../errors.ts';
  * error names the sandbox.
  */
 
-/** A shell string runs under /bin/sh -c; an argv must be a non-empty array of strings. */
+/** A shell string runs under /bin/sh -c; an argv must be a non-empty array of strings. Neither holds NUL. */
 export function toArgv(sandboxId: string, command: string | readonly string[]): readonly string[] {
-  if (typeof command === 'string') return ['/bin/sh', '-c', command];
-  if (!Array.isArray(command) || command.length === 0 || !command.every((a) => typeof a === 'string')) {
+  const argv = typeof command === 'string' ? ['/bin/sh', '-c', command] : command;
+  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string')) {
     throw new ConfigError(
       `sandbox ${sandboxId}: a command is a shell string or a non-empty array of strings`,
     );
   }
-  return command;
+  if (argv.some((a) => a.includes('\0'))) {
+    throw new ConfigError(
+      `sandbox ${sandboxId}: a command cannot contain a NUL byte (execve ends strings there)`,
+    );
+  }
+  return argv;
 }
 
 /** Names without `=` or NUL, values strings without NUL: what execve accepts. */

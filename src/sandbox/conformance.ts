@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { isSandboxError } from '../errors.ts';
+import { isConfigError, isSandboxError } from '../errors.ts';
 import { type CreateSandboxOptions, LABELS, type Sandbox, type SandboxProvider } from './types.ts';
 
 /**
@@ -78,6 +78,18 @@ export function runSandboxConformance(target: ConformanceTarget): void {
         const r = await s.exec(['python3', '-c', 'import os; print(os.environ["HOME"], os.getcwd() != "")']);
         assert.equal(r.exitCode, 0, r.stderr);
         assert.match(r.stdout, /^\/\S* True\n$/);
+      });
+
+      it('rejects a command or environment holding a NUL byte with a ConfigError, and runs the next', async () => {
+        const s = await sandbox();
+        for (const call of [
+          s.exec(['echo', 'a\0b']),
+          s.exec('echo a\0b'),
+          s.exec('true', { env: { X: 'a\0b' } }),
+        ]) {
+          await assert.rejects(call, (e: unknown) => isConfigError(e) && /NUL|environment/.test(e.message));
+        }
+        assert.equal((await s.exec('echo ok')).stdout, 'ok\n');
       });
 
       it('reports a missing command as data (exit 127 or similar), not a throw', async () => {

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { ConfigError, SandboxError } from '../../errors.ts';
+import { toArgv } from '../call-checks.ts';
 import { normalizeImageName } from '../images/index.ts';
 import type {
   ExecOptions,
@@ -92,7 +93,7 @@ export class DockerSandbox implements Sandbox, ExecTarget {
   async exec(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.assertOpen();
     return runExec(this, {
-      argv: this.argv(command),
+      argv: [...toArgv(this.id, command)],
       env: toEnvList(options.env, `sandbox ${this.id}: exec env`),
       cwd: options.cwd === undefined ? undefined : sandboxPath(this.id, options.cwd),
       stdin: options.stdin,
@@ -105,7 +106,7 @@ export class DockerSandbox implements Sandbox, ExecTarget {
   async spawn(command: string | readonly string[], options: SpawnOptions = {}): Promise<SandboxProcess> {
     this.assertOpen();
     return spawnProcess(this, {
-      argv: this.argv(command),
+      argv: [...toArgv(this.id, command)],
       env: toEnvList(options.env, `sandbox ${this.id}: spawn env`),
       cwd: options.cwd === undefined ? undefined : sandboxPath(this.id, options.cwd),
     });
@@ -206,14 +207,6 @@ export class DockerSandbox implements Sandbox, ExecTarget {
 
   private died(why: string): SandboxError {
     return new SandboxError(this.id, `died: ${why}; create a new sandbox`, { isRetryable: true });
-  }
-
-  private argv(command: string | readonly string[]): string[] {
-    if (typeof command === 'string') return ['/bin/sh', '-c', command];
-    if (command.length === 0 || command.some((a) => typeof a !== 'string' || a.includes('\0'))) {
-      throw new ConfigError(`sandbox ${this.id}: a command argv needs at least one string and no NUL bytes`);
-    }
-    return [...command];
   }
 }
 

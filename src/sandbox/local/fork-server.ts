@@ -83,20 +83,29 @@ class ForkedChild extends EventEmitter implements HostChild {
   /** The server started it; `ends` are its fds of our pipes (-1 for /dev/null). */
   started(pid: number, serverPid: number, ends: number[]): void {
     this.pid = pid;
-    this.stdio = ends.map((fd, k) => {
-      if (fd < 0) return null;
+    for (const [k, fd] of ends.entries()) {
+      if (fd < 0) {
+        this.stdio.push(null);
+        continue;
+      }
       const flags = (k === 0 ? fsConstants.O_WRONLY : fsConstants.O_RDONLY) | fsConstants.O_NONBLOCK;
-      const socket = new Socket({
-        fd: openSync(`/proc/${serverPid}/fd/${fd}`, flags),
-        readable: k !== 0,
-        writable: k === 0,
-      });
+      let socket: Socket;
+      try {
+        socket = new Socket({
+          fd: openSync(`/proc/${serverPid}/fd/${fd}`, flags),
+          readable: k !== 0,
+          writable: k === 0,
+        });
+      } catch (e) {
+        for (const s of this.stdio) s?.destroy();
+        throw e;
+      }
       this.openPipes++;
       socket.once('close', () => {
         if (--this.openPipes === 0) this.maybeClose();
       });
-      return socket;
-    });
+      this.stdio.push(socket);
+    }
   }
 
   /** Emitted a turn later: the caller awaiting `started` in the same batch of replies must see it. */
@@ -179,6 +188,12 @@ export class ForkServer {
 
   spawn: SpawnHost = (file, args, o) => {
     if (this.dead) return Promise.reject(this.deathError());
+    // NUL separates the request's fields: one inside a field would garble the request for the server.
+    const strings = [file, ...args, ...Object.entries(o.env).flat()];
+    if (strings.some((s) => s.includes('\0')))
+      return Promise.reject(
+        new TypeError(`a program, argument or environment entry holds a NUL byte: ${file}`),
+      );
     const child = new ForkedChild(String(++this.nextId), this);
     const env = Object.entries(o.env).map(([k, v]) => `${k}=${v}`);
     const stdio = o.stdio.map((s) => (s === 'pipe' ? 'p' : 'i')).join('');
