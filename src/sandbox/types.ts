@@ -128,7 +128,11 @@ export interface Sandbox {
   /** Save the current filesystem as a new image, usable in `create({image})`. */
   snapshot(image: string): Promise<void>;
 
-  /** Kill everything inside and release every resource. Idempotent. */
+  /**
+   * Kill everything inside and release every resource. Idempotent. Resolves once nothing inside runs;
+   * a provider may finish removing what is left (containers, cgroups, directories) in the background,
+   * and its own `close()` waits for that.
+   */
   close(): Promise<void>;
 }
 
