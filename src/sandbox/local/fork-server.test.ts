@@ -87,6 +87,13 @@ describe('fork server', { skip: helper ? false : 'no C compiler for sandgym-help
     assert.equal(r.stdout.length, 3_000_000);
   });
 
+  it('refuses a request it could not pass on whole (a NUL byte, too many fields) and keeps serving', async () => {
+    const io = { env: {}, stdio: ['ignore'] as const };
+    await assert.rejects(server.spawn('/bin/echo', ['a\0b'], io), /NUL/);
+    await assert.rejects(server.spawn('/bin/true', Array(70_000).fill('x'), io), /too many/);
+    assert.equal((await run(server, ['/bin/echo', 'still here'])).stdout, 'still here\n');
+  });
+
   it('fails the children it was running, and every later spawn, when it dies', async () => {
     const doomed = new ForkServer(helper!);
     const child = await doomed.spawn('/bin/sleep', ['5'], { env: {}, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -49,6 +49,9 @@ export const nodeSpawn: SpawnHost = (file, args, o) =>
     child.once('error', reject);
   });
 
+/** The most fields the server parses in one request (MAX_FIELDS in sandgym-helper.c). */
+const MAX_FIELDS = 65_536;
+
 const SIGNAL_NAMES = Object.fromEntries(
   Object.entries(osConstants.signals).map(([name, n]) => [n, name as NodeJS.Signals]),
 );
@@ -193,6 +196,11 @@ export class ForkServer {
     if (strings.some((s) => s.includes('\0')))
       return Promise.reject(
         new TypeError(`a program, argument or environment entry holds a NUL byte: ${file}`),
+      );
+    // The server reads at most MAX_FIELDS (sandgym-helper.c) fields per request; execve would refuse as many.
+    if (strings.length > MAX_FIELDS - 8)
+      return Promise.reject(
+        new RangeError(`${strings.length} arguments and environment entries are too many`),
       );
     const child = new ForkedChild(String(++this.nextId), this);
     const env = Object.entries(o.env).map(([k, v]) => `${k}=${v}`);

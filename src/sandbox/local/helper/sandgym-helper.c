@@ -1,8 +1,9 @@
 /*
  * sandgym-helper: the two host-side steps of a local sandbox that would otherwise take a shell and
- * several tools each (a process spawn costs a millisecond or more; a sandbox lifecycle is ~25 ms).
- * sandgym compiles it on first use (see helper-binary.ts) and falls back to the shell path when the
- * host has no C compiler. Both paths do exactly the same steps.
+ * several tools each (a process spawn costs a millisecond or more; a sandbox lifecycle is ~30 ms), and
+ * the fork server that starts them. sandgym compiles it on first use (see helper-binary.ts) and falls
+ * back to the shell path when the host has no C compiler. Both paths make the same sandbox (the shell
+ * path has bwrap make /dev).
  *
  *   sandgym-helper start LIMITS DIR DISK_BYTES LAYERS_DIR LOWERDIR COPY_FROM|- CP -- BWRAP_ARGV...
  *     Join the sandbox's limits, enter a private mount namespace, mount a tmpfs of DISK_BYTES on DIR
