@@ -22,15 +22,25 @@ async function readJson(path: string, required: boolean): Promise<Record<string,
   }
 }
 
+/** Settles every read, then fails with the first failure in list order: the same error on every run. */
+async function allInOrder<T extends readonly unknown[]>(
+  reads: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const settled = await Promise.allSettled(reads);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 /** Reads a local Hugging Face model directory's tokenizer and template files. */
 export async function readModelFiles(modelDir: string): Promise<ModelFiles> {
-  const [tokenizer, tokenizerConfig, chatTemplate, generationConfig, modelConfig] = await Promise.all([
+  const [tokenizer, tokenizerConfig, chatTemplate, generationConfig, modelConfig] = await allInOrder([
     readJson(join(modelDir, 'tokenizer.json'), true),
     readJson(join(modelDir, 'tokenizer_config.json'), true),
     readText(join(modelDir, 'chat_template.jinja'), false),
     readJson(join(modelDir, 'generation_config.json'), false),
     readJson(join(modelDir, 'config.json'), false),
-  ]);
+  ] as const);
   return {
     source: modelDir,
     tokenizer: tokenizer!,
