@@ -4,7 +4,7 @@
  * debug/<name>/), and the task tables of README.md. Every task is run in the sandboxes' Python (a
  * Debian bookworm rootfs under bubblewrap) and validated; any problem fails the build.
  *
- *   node --import tsx datasets/bundled/build.ts [--jobs 2] [--rootfs /work/rootfs-bookworm]
+ *   node --import tsx datasets/bundled/build.ts [--jobs 2] [--rootfs <dir>]
  *                                               [--only <id>,<id>] [--keep]
  *
  * `--only` builds and checks the named tasks without writing anything; `--keep` keeps the work
@@ -22,7 +22,7 @@ import { checkReport } from './lib/check-report.ts';
 import { mapSettled } from './lib/map-settled.ts';
 import { loadProject, type ProjectInfo } from './lib/project-info.ts';
 import { spliceTaskTables } from './lib/readme-table.ts';
-import { DEFAULT_ROOTFS, runPytest } from './lib/run-pytest.ts';
+import { baseImageRootfs, runPytest } from './lib/run-pytest.ts';
 import type { DebugRow, SweRow } from './lib/swe-row.ts';
 import { loadDebugTaskSources, loadSweTaskSources } from './lib/task-source.ts';
 
@@ -37,7 +37,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       jobs: { type: 'string', default: '2' },
-      rootfs: { type: 'string', default: DEFAULT_ROOTFS },
+      rootfs: { type: 'string' },
       only: { type: 'string' },
       keep: { type: 'boolean', default: false },
     },
@@ -45,7 +45,12 @@ async function main(): Promise<number> {
   const jobs = Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1)
     throw new ConfigError(`--jobs must be a positive integer, got "${values.jobs}"`);
-  const rootfs = values.rootfs;
+  const rootfs = values.rootfs ?? (await baseImageRootfs());
+  if (!rootfs) {
+    throw new ConfigError(
+      'no root filesystem to run pytest in: build the base image (sandgym images build sandgym/base) or pass --rootfs <dir>',
+    );
+  }
   const only = values.only ? new Set(values.only.split(',')) : undefined;
   const projectsDir = join(HERE, 'projects');
   const sweSources = await loadSweTaskSources(join(HERE, 'tasks'));

@@ -5,10 +5,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_ROOTFS, runPytest } from './run-pytest.ts';
+import { baseImageRootfs, runPytest } from './run-pytest.ts';
 
-const missing = !existsSync(join(DEFAULT_ROOTFS, 'usr/bin/python3'))
-  ? `needs the bookworm rootfs at ${DEFAULT_ROOTFS}`
+const rootfs = (await baseImageRootfs()) ?? '';
+const missing = !existsSync(join(rootfs, 'usr/bin/python3'))
+  ? 'needs the base image (sandgym images build sandgym/base)'
   : spawnSync('bwrap', ['--version']).status !== 0
     ? 'needs bubblewrap (bwrap)'
     : false;
@@ -36,7 +37,7 @@ test('runs pytest 7.2.1 under python 3.11 at /testbed and reads the statuses', {
     '',
   ].join('\n');
   await withModule(source, async (dir) => {
-    const run = await runPytest(dir, ['test_m.py'], { rootfs: DEFAULT_ROOTFS, label: 'probe' });
+    const run = await runPytest(dir, ['test_m.py'], { rootfs, label: 'probe' });
     assert.equal(run.exitCode, 1);
     assert.deepEqual(Object.fromEntries(run.report.statuses), {
       'test_m.py::test_where': 'PASSED',
@@ -57,7 +58,7 @@ test('the sandbox has no network', { skip: missing }, async () => {
     '',
   ].join('\n');
   await withModule(source, async (dir) => {
-    const run = await runPytest(dir, [], { rootfs: DEFAULT_ROOTFS, label: 'probe' });
+    const run = await runPytest(dir, [], { rootfs, label: 'probe' });
     assert.equal(run.report.statuses.get('test_m.py::test_offline'), 'PASSED');
   });
 });
@@ -65,7 +66,7 @@ test('the sandbox has no network', { skip: missing }, async () => {
 test('a collection error throws with the log', { skip: missing }, async () => {
   await withModule('import not_a_module\n', async (dir) => {
     await assert.rejects(
-      runPytest(dir, [], { rootfs: DEFAULT_ROOTFS, label: 'sandgym__p-0001 (gold-patch)' }),
+      runPytest(dir, [], { rootfs, label: 'sandgym__p-0001 (gold-patch)' }),
       /sandgym__p-0001 \(gold-patch\): pytest exited 2 \(collection or usage error\):[\s\S]*not_a_module/,
     );
   });
@@ -74,7 +75,7 @@ test('a collection error throws with the log', { skip: missing }, async () => {
 test('a run past its deadline is killed and throws', { skip: missing }, async () => {
   await withModule('import time\ndef test_slow():\n    time.sleep(30)\n', async (dir) => {
     await assert.rejects(
-      runPytest(dir, [], { rootfs: DEFAULT_ROOTFS, label: 'slow', timeoutMs: 1500 }),
+      runPytest(dir, [], { rootfs, label: 'slow', timeoutMs: 1500 }),
       /slow: pytest did not finish within 1.5 s/,
     );
   });

@@ -2,10 +2,21 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatasetError } from '../../../src/errors.ts';
+import { resolveHome } from '../../../src/sandbox/images/home.ts';
+import { ImageStore } from '../../../src/sandbox/images/image-store.ts';
+import { DEFAULT_DEBUG_IMAGE } from '../../../src/tasks/parse-debug-row.ts';
 import { type PytestReport, parsePytestLog } from './pytest-log.ts';
 
-/** Where this machine keeps the bookworm root filesystem that local sandboxes use. */
-export const DEFAULT_ROOTFS = '/work/rootfs-bookworm';
+/**
+ * The root filesystem of the base image (`sandgym images build sandgym/base`, which `npm start` and
+ * `npm test` build): the Debian bookworm, python3 and pytest that task sandboxes run. Undefined when it
+ * is not built.
+ */
+export async function baseImageRootfs(): Promise<string | undefined> {
+  const store = new ImageStore(resolveHome());
+  const record = await store.getComplete(DEFAULT_DEBUG_IMAGE);
+  return record?.layers.length === 1 ? store.layerRootfs(record.layers[0]!) : undefined;
+}
 
 export interface PytestRunOptions {
   /** Root filesystem with python3 and pytest (Debian bookworm: python 3.11.2, pytest 7.2.1). */
