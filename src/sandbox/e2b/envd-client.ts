@@ -1,12 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import {
-  ENVELOPE_END_STREAM,
-  EnvelopeDecoder,
-  encodeJsonEnvelope,
-  parseEnvelopeJson,
-} from './connect-envelope.ts';
-import { type HttpTransport, readBody, withIdleDeadline } from './http-transport.ts';
+import { encodeJsonEnvelope } from './connect-envelope.ts';
+import { ConnectStream } from './connect-stream.ts';
+import { type HttpTransport, readBody } from './http-transport.ts';
 import { ENVD_PORT } from './process-messages.ts';
 import { parseRpcErrorJson, type RpcCode, RpcError, rpcCodeOfHttpStatus } from './rpc-error.ts';
 
@@ -52,7 +48,7 @@ export class EnvdClient {
    * Starts a server-streaming call; resolves once the server has answered with its headers. The
    * messages come from the returned iterator, under the read deadline (keepalives reset it).
    */
-  async stream(method: string, message: unknown, o: StreamOptions = {}): Promise<AsyncGenerator<unknown>> {
+  async stream(method: string, message: unknown, o: StreamOptions = {}): Promise<ConnectStream> {
     const keepaliveS = Math.max(1, Math.floor(this.config.streamIdleTimeoutMs / 3000));
     const res = await this.send('POST', `/${method}`, {
       headers: {
@@ -76,25 +72,7 @@ export class EnvdClient {
         `envd answered ${method} with content type "${type}", not application/connect+json`,
       );
     }
-    return this.messages(res);
-  }
-
-  private async *messages(res: IncomingMessage): AsyncGenerator<unknown> {
-    const decoder = new EnvelopeDecoder(MAX_MESSAGE_BYTES);
-    for await (const chunk of withIdleDeadline(res, this.config.streamIdleTimeoutMs)) {
-      for (const envelope of decoder.push(chunk)) {
-        const json = parseEnvelopeJson(envelope);
-        if ((envelope.flags & ENVELOPE_END_STREAM) === 0) {
-          yield json;
-          continue;
-        }
-        const error = parseRpcErrorJson((json as { error?: unknown } | null)?.error);
-        if (error) throw error;
-        return;
-      }
-    }
-    decoder.finish();
-    throw new RpcError('unavailable', 'the stream was cut before its end-of-stream message');
+    return new ConnectStream(res, this.config.streamIdleTimeoutMs, MAX_MESSAGE_BYTES);
   }
 
   /** GET /files: the file's bytes as a stream, once the server has said it exists. */

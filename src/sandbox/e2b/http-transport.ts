@@ -90,7 +90,7 @@ export async function readBody(res: IncomingMessage, maxBytes: number, idleMs: n
     total += chunk.length;
     if (total > maxBytes) {
       res.destroy();
-      throw new SandgymError(`response body over ${maxBytes} bytes from ${describe(res)}`);
+      throw new SandgymError(`response body over ${maxBytes} bytes from ${describeResponse(res)}`);
     }
     chunks.push(chunk);
   }
@@ -104,7 +104,7 @@ export async function readBody(res: IncomingMessage, maxBytes: number, idleMs: n
 export async function* withIdleDeadline(res: IncomingMessage, idleMs: number): AsyncGenerator<Buffer> {
   let waiting = false;
   const timer = setTimeout(() => {
-    if (waiting) res.destroy(new StreamIdleError(describe(res), idleMs));
+    if (waiting) res.destroy(new StreamIdleError(describeResponse(res), idleMs));
   }, idleMs);
   try {
     const iterator = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
@@ -137,7 +137,8 @@ export class StreamIdleError extends SandgymError {
   }
 }
 
-function describe(res: IncomingMessage): string {
+/** `METHOD host/path` of a response's request, for error messages. */
+export function describeResponse(res: IncomingMessage): string {
   const req = (res as IncomingMessage & { req?: { method?: string; path?: string; host?: string } }).req;
   return req ? `${req.method} ${req.host ?? ''}${req.path ?? ''}` : 'HTTP response';
 }

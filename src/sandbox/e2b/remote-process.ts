@@ -1,3 +1,4 @@
+import type { ConnectStream } from './connect-stream.ts';
 import type { EnvdClient } from './envd-client.ts';
 import {
   type ProcessConfig,
@@ -18,35 +19,28 @@ export class RemoteProcess {
   private constructor(
     private readonly envd: EnvdClient,
     readonly pid: number,
-    private readonly events: AsyncGenerator<unknown>,
-    private readonly controller: AbortController,
-    /** Detaches from the caller's signal; called once the stream is over. */
-    private readonly release: () => void,
+    private readonly events: ConnectStream,
   ) {}
 
+  /** `signal` aborts the whole call: the start, and the stream after it. */
   static async start(
     envd: EnvdClient,
     process: ProcessConfig,
     o: { stdin: boolean; deadlineMs?: number; signal?: AbortSignal | undefined },
   ): Promise<RemoteProcess> {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(o.signal?.reason);
-    o.signal?.addEventListener('abort', onAbort, { once: true });
-    const release = () => o.signal?.removeEventListener('abort', onAbort);
     const request: StartRequest = { process, stdin: o.stdin };
+    const events = await envd.stream('process.Process/Start', request, {
+      ...(o.deadlineMs !== undefined && { deadlineMs: o.deadlineMs }),
+      signal: o.signal,
+    });
     try {
-      const events = await envd.stream('process.Process/Start', request, {
-        ...(o.deadlineMs !== undefined && { deadlineMs: o.deadlineMs }),
-        signal: controller.signal,
-      });
       const first = await events.next();
       if (first.done) throw new RpcError('unavailable', 'the process stream ended before its start event');
       const event = parseProcessEvent(first.value);
       if (event.type !== 'start') throw new RpcError('internal', `expected a start event, got ${event.type}`);
-      return new RemoteProcess(envd, event.pid, events, controller, release);
+      return new RemoteProcess(envd, event.pid, events);
     } catch (e) {
-      release();
-      controller.abort();
+      void events.return();
       throw e;
     }
   }
@@ -60,7 +54,6 @@ export class RemoteProcess {
       }
     } finally {
       this.ended = true;
-      this.release();
     }
   }
 
@@ -84,8 +77,6 @@ export class RemoteProcess {
 
   /** Drops the event stream (and its connection), unless it is already over. */
   abort(): void {
-    if (this.ended) return;
-    this.release();
-    this.controller.abort();
+    if (!this.ended) void this.events.return();
   }
 }
