@@ -7,10 +7,12 @@
  * directly). The two alternate, in ROUNDS rounds whose order flips each time, and each figure pools its
  * rounds, so that load from elsewhere on the host hits both alike. `overhead_ratio_vs_inprocess` is
  * the exec p50 ratio at 16 clients; the other concurrencies have their own ratios. Execs that return
- * the wrong output are counted, not timed. Then the official `e2b` SDK's script runs against the
- * server. The last line printed is one line of JSON; timings are only comparable within one run.
+ * the wrong output are counted, not timed. The Node CPU per exec (e2b client and server, against the
+ * in-process provider) says where the overhead goes. Then the official `e2b` SDK's script runs against
+ * the server. The last line printed is one line of JSON; timings are only comparable within one run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,17 +54,19 @@ async function timeCreates(
 
 /**
  * Round trips of `echo hi`, `clients` at once, each client in its own sandbox; `wrong` counts execs that
- * did not return `hi` (left out of the latencies, and reported).
+ * did not return `hi` (left out of the latencies, and reported). `cpu` is the Node CPU the execs took.
  */
 async function timeExecs(
   provider: SandboxProvider,
   clients: number,
-): Promise<{ latencies: number[]; wrong: number }> {
+): Promise<{ latencies: number[]; wrong: number; cpu: CpuMs }> {
   const sandboxes = await Promise.all(
     Array.from({ length: clients }, () => provider.create({ image: IMAGE })),
   );
   const latencies: number[] = [];
   let wrong = 0;
+  const cpu0 = cpuMs();
+  let cpu1 = cpu0;
   try {
     await Promise.all(
       sandboxes.map(async (s) => {
@@ -74,10 +78,32 @@ async function timeExecs(
         }
       }),
     );
+    cpu1 = cpuMs();
   } finally {
     await Promise.all(sandboxes.map((s) => s.close()));
   }
-  return { latencies, wrong };
+  return { latencies, wrong, cpu: { self: cpu1.self - cpu0.self, server: cpu1.server - cpu0.server } };
+}
+
+/**
+ * CPU time so far of this process (the e2b client while the server is measured, the local provider
+ * while in-process is) and of `sandgym serve`'s process. Sandbox processes, the fork server and the
+ * kernel's work on their behalf are in neither.
+ */
+interface CpuMs {
+  self: number;
+  server: number;
+}
+let serverPid: number | undefined;
+function cpuMs(): CpuMs {
+  const { user, system } = process.cpuUsage();
+  let server = 0;
+  if (serverPid !== undefined) {
+    // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesized name): utime, stime in 1/100 s.
+    const fields = readFileSync(`/proc/${serverPid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    server = (Number(fields[11]) + Number(fields[12])) * 10;
+  }
+  return { self: (user + system) / 1000, server };
 }
 
 interface Pooled {
@@ -85,6 +111,7 @@ interface Pooled {
   createSeconds: number;
   latencies: number[];
   wrong: number;
+  cpu: CpuMs;
 }
 
 async function measure(provider: SandboxProvider, clients: number, into: Pooled): Promise<void> {
@@ -94,6 +121,8 @@ async function measure(provider: SandboxProvider, clients: number, into: Pooled)
   const execs = await timeExecs(provider, clients);
   into.latencies.push(...execs.latencies);
   into.wrong += execs.wrong;
+  into.cpu.self += execs.cpu.self;
+  into.cpu.server += execs.cpu.server;
 }
 
 async function warmUp(provider: SandboxProvider): Promise<void> {
@@ -125,6 +154,7 @@ async function startServe(keysFile: string): Promise<{ url: string; child: Child
 const keysDir = await mkdtemp(join(tmpdir(), 'sandgym-bench-serve-'));
 const { key } = await addApiKey(join(keysDir, 'keys'), 'bench');
 const server = await startServe(join(keysDir, 'keys'));
+serverPid = server.child.pid;
 const viaServer = await createE2BProvider(
   { options: { apiKey: key, apiUrl: server.url, sandboxUrl: server.url } },
   {},
@@ -135,8 +165,14 @@ try {
   await warmUp(viaServer);
   await warmUp(inProcess);
   for (const c of CONCURRENCY) {
-    const local: Pooled = { creates: 0, createSeconds: 0, latencies: [], wrong: 0 };
-    const served: Pooled = { creates: 0, createSeconds: 0, latencies: [], wrong: 0 };
+    const pooled = (): Pooled => ({
+      creates: 0,
+      createSeconds: 0,
+      latencies: [],
+      wrong: 0,
+      cpu: { self: 0, server: 0 },
+    });
+    const [local, served] = [pooled(), pooled()];
     for (let r = 0; r < ROUNDS; r++) {
       const order: [SandboxProvider, Pooled][] = [
         [inProcess, local],
@@ -155,12 +191,18 @@ try {
     results[`exec_p50_ms_c${c}`] = round(servedP50);
     results[`inprocess_exec_p50_ms_c${c}`] = round(localP50);
     results[`exec_overhead_ratio_c${c}`] = round(servedP50 / localP50);
+    const perExec = (ms: number, p: Pooled) => round(ms / (p.latencies.length + p.wrong));
+    results[`client_cpu_ms_per_exec_c${c}`] = perExec(served.cpu.self, served);
+    results[`server_cpu_ms_per_exec_c${c}`] = perExec(served.cpu.server, served);
+    results[`inprocess_cpu_ms_per_exec_c${c}`] = perExec(local.cpu.self, local);
     results[`exec_wrong_output_c${c}`] = served.wrong;
     results[`inprocess_exec_wrong_output_c${c}`] = local.wrong;
     process.stdout.write(
       `c=${String(c).padStart(2)}  creates/s ${servedRate.toFixed(1)} served vs ${localRate.toFixed(1)} in-process;  ` +
         `exec p50 ${servedP50.toFixed(2)} ms served vs ${localP50.toFixed(2)} ms in-process ` +
-        `(×${(servedP50 / localP50).toFixed(2)}); wrong output ${served.wrong} served, ${local.wrong} in-process\n`,
+        `(×${(servedP50 / localP50).toFixed(2)}); wrong output ${served.wrong} served, ${local.wrong} in-process\n` +
+        `      Node CPU per exec: client ${results[`client_cpu_ms_per_exec_c${c}`]} ms + server ` +
+        `${results[`server_cpu_ms_per_exec_c${c}`]} ms served vs ${results[`inprocess_cpu_ms_per_exec_c${c}`]} ms in-process\n`,
     );
   }
   results.overhead_ratio_vs_inprocess = results.exec_overhead_ratio_c16!;
