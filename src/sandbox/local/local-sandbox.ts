@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxError } from '../../errors.ts';
 import { assertForkCount, checkEnv, toArgv } from '../call-checks.ts';
 import { processStartTicks } from '../owner.ts';
@@ -28,6 +29,8 @@ import { exitCodeOf, runExec } from './run-exec.ts';
 const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
 /** Node's timers cannot wait longer (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How long close() waits for the sandbox's processes to exit after it killed them. */
+const SHUTDOWN_WAIT_MS = 10_000;
 
 /** What a sandbox asks of the provider that made it. */
 export interface SandboxOwner {
@@ -263,9 +266,13 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     // with it the mount namespace holding the overlay and the tmpfs.
     if (this.initAlive()) process.kill(this.init.pid, 'SIGKILL');
     this.holder.kill('SIGKILL');
+    const deadline = Date.now() + SHUTDOWN_WAIT_MS;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.holderExited, new Promise((r) => (timer = setTimeout(r, 10_000)))]);
+    await Promise.race([this.holderExited, new Promise((r) => (timer = setTimeout(r, SHUTDOWN_WAIT_MS)))]);
     clearTimeout(timer);
+    // A SIGKILL takes effect when its target next runs: on a loaded host pid 1 can outlive the holder
+    // by a moment (a zombie counts as gone).
+    while (this.initAlive() && Date.now() < deadline) await sleep(1);
     this.owner.release(this);
   }
 }
