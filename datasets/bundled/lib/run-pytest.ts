@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatasetError } from '../../../src/errors.ts';
+import { BASE_IMAGES } from '../../../src/sandbox/images/base-recipes.ts';
 import { resolveHome } from '../../../src/sandbox/images/home.ts';
 import { ImageStore } from '../../../src/sandbox/images/image-store.ts';
-import { DEFAULT_DEBUG_IMAGE } from '../../../src/tasks/parse-debug-row.ts';
 import { type PytestReport, parsePytestLog } from './pytest-log.ts';
 
 /**
@@ -14,7 +14,7 @@ import { type PytestReport, parsePytestLog } from './pytest-log.ts';
  */
 export async function baseImageRootfs(): Promise<string | undefined> {
   const store = new ImageStore(resolveHome());
-  const record = await store.getComplete(DEFAULT_DEBUG_IMAGE);
+  const record = await store.getComplete(BASE_IMAGES.base!.image);
   return record?.layers.length === 1 ? store.layerRootfs(record.layers[0]!) : undefined;
 }
 
