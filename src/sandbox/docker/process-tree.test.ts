@@ -72,7 +72,8 @@ describe('the kill-tree helper (run by the host shell)', { skip: process.platfor
     child.stdout.on('data', (b: Buffer) => {
       out += b.toString();
     });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // 'close', not 'exit': only then has the child's output been read.
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     await sleep(200);
     await run(killTreeArgv(marker, 'SIGTERM'));
     assert.equal(await exited, 7);
