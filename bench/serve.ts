@@ -12,7 +12,6 @@
  * the server. The last line printed is one line of JSON; timings are only comparable within one run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { createE2BProvider } from '../src/sandbox/e2b/index.ts';
 import type { Sandbox, SandboxProvider } from '../src/sandbox/index.ts';
 import { createLocalProvider } from '../src/sandbox/local/index.ts';
+import { procStatFields } from '../src/sandbox/owner.ts';
 import { addApiKey } from '../src/server/index.ts';
 import { runOfficialSdkScript } from '../src/server/testing/official-sdk-script.ts';
 
@@ -97,12 +97,9 @@ interface CpuMs {
 let serverPid: number | undefined;
 function cpuMs(): CpuMs {
   const { user, system } = process.cpuUsage();
-  let server = 0;
-  if (serverPid !== undefined) {
-    // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesized name): utime, stime in 1/100 s.
-    const fields = readFileSync(`/proc/${serverPid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    server = (Number(fields[11]) + Number(fields[12])) * 10;
-  }
+  // Fields 14 and 15 of /proc/<pid>/stat: utime and stime, in 1/100 s.
+  const fields = serverPid === undefined ? undefined : procStatFields(serverPid);
+  const server = fields ? (Number(fields[11]) + Number(fields[12])) * 10 : 0;
   return { self: (user + system) / 1000, server };
 }
 

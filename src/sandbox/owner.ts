@@ -40,13 +40,20 @@ export function bootId(): string {
  * (a zombie: killed, and not yet reaped by its parent).
  */
 export function processStartTicks(pid: number): number | undefined {
-  const stat = readTrimmed(`/proc/${pid}/stat`);
-  if (!stat) return undefined;
-  // Field 22; the command name (field 2) may contain spaces and parentheses, so count from the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
-  const start = Number(fields[19]);
+  const fields = procStatFields(pid);
+  if (!fields || fields[0] === 'Z' || fields[0] === 'X') return undefined;
+  const start = Number(fields[19]); // field 22
   return Number.isFinite(start) ? start : undefined;
+}
+
+/**
+ * Fields 3 onward of /proc/<pid>/stat (the state first, so field N is at index N - 3), or undefined
+ * when the process does not exist.
+ */
+export function procStatFields(pid: number): string[] | undefined {
+  const stat = readTrimmed(`/proc/${pid}/stat`);
+  // The command name (field 2) may contain spaces and parentheses, so count from the last ')'.
+  return stat ? stat.slice(stat.lastIndexOf(')') + 2).split(' ') : undefined;
 }
 
 let current: string | undefined;
