@@ -1,6 +1,5 @@
-import type { IncomingMessage } from 'node:http';
 import { ENVELOPE_END_STREAM, EnvelopeDecoder, parseEnvelopeJson } from './connect-envelope.ts';
-import { describeResponse, StreamIdleError } from './http-transport.ts';
+import { describeResponse, type ResponseBody, StreamIdleError } from './http-transport.ts';
 import { parseRpcErrorJson, RpcError } from './rpc-error.ts';
 
 /** Unread messages at which the response is paused, so that a slow reader holds the server back. */
@@ -26,7 +25,7 @@ export class ConnectStream implements AsyncIterableIterator<unknown> {
   private failure: unknown;
 
   constructor(
-    private readonly res: IncomingMessage,
+    private readonly res: ResponseBody,
     idleMs: number,
     maxMessageBytes: number,
   ) {

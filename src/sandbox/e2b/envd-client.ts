@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { encodeJsonEnvelope } from './connect-envelope.ts';
 import { ConnectStream } from './connect-stream.ts';
 import { type HttpTransport, readBody } from './http-transport.ts';
+import { type Http1Response, readHttp1Body } from './http1-client.ts';
 import { ENVD_PORT } from './process-messages.ts';
 import { parseRpcErrorJson, type RpcCode, RpcError, rpcCodeOfHttpStatus } from './rpc-error.ts';
 
@@ -30,17 +31,31 @@ const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
  * (E2b-Sandbox-Id, E2b-Sandbox-Port) and the sandbox's access token. Failures are `RpcError`s.
  */
 export class EnvdClient {
-  constructor(private readonly config: EnvdClientConfig) {}
+  /** envd's URL, parsed once: every command makes calls to it. */
+  private readonly origin: URL;
+  private readonly basePath: string;
+  /** Headers of every call: the routing headers and the access token. */
+  private readonly routing: Record<string, string>;
+
+  constructor(private readonly config: EnvdClientConfig) {
+    this.origin = new URL(config.baseUrl);
+    this.basePath = this.origin.pathname.replace(/\/+$/, '');
+    this.routing = {
+      'E2b-Sandbox-Id': config.sandboxId,
+      'E2b-Sandbox-Port': String(ENVD_PORT),
+      ...(config.accessToken && { 'X-Access-Token': config.accessToken }),
+    };
+  }
 
   async unary(method: string, message: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const body = Buffer.from(JSON.stringify(message));
-    const res = await this.send('POST', `/${method}`, {
-      headers: { 'Content-Type': 'application/json', 'Connect-Protocol-Version': '1' },
-      body,
+    const res = await this.call(
+      method,
+      { 'Content-Type': 'application/json', 'Connect-Protocol-Version': '1' },
+      Buffer.from(JSON.stringify(message)),
       signal,
-    });
-    const text = await readBody(res, MAX_MESSAGE_BYTES, this.config.requestTimeoutMs);
-    if (res.statusCode !== 200) throw envdError(res.statusCode ?? 0, text, rpcCodeOfHttpStatus);
+    );
+    const text = await readHttp1Body(res, MAX_MESSAGE_BYTES, this.config.requestTimeoutMs);
+    if (res.statusCode !== 200) throw envdError(res.statusCode, text, rpcCodeOfHttpStatus);
     return parseJsonObject(text);
   }
 
@@ -50,21 +65,22 @@ export class EnvdClient {
    */
   async stream(method: string, message: unknown, o: StreamOptions = {}): Promise<ConnectStream> {
     const keepaliveS = Math.max(1, Math.floor(this.config.streamIdleTimeoutMs / 3000));
-    const res = await this.send('POST', `/${method}`, {
-      headers: {
+    const res = await this.call(
+      method,
+      {
         'Content-Type': 'application/connect+json',
         'Connect-Protocol-Version': '1',
         'Keepalive-Ping-Interval': String(keepaliveS),
         ...(o.deadlineMs !== undefined && { 'Connect-Timeout-Ms': String(o.deadlineMs) }),
       },
-      body: encodeJsonEnvelope(message),
-      signal: o.signal,
-    });
+      encodeJsonEnvelope(message),
+      o.signal,
+    );
     if (res.statusCode !== 200) {
-      const text = await readBody(res, MAX_MESSAGE_BYTES, this.config.requestTimeoutMs);
-      throw envdError(res.statusCode ?? 0, text, rpcCodeOfHttpStatus);
+      const text = await readHttp1Body(res, MAX_MESSAGE_BYTES, this.config.requestTimeoutMs);
+      throw envdError(res.statusCode, text, rpcCodeOfHttpStatus);
     }
-    const type = String(res.headers['content-type'] ?? '');
+    const type = res.headers['content-type'] ?? '';
     if (!type.startsWith('application/connect+json')) {
       res.destroy();
       throw new RpcError(
@@ -104,6 +120,24 @@ export class EnvdClient {
     if (res.statusCode !== 200) throw envdError(res.statusCode ?? 0, text, restCode);
   }
 
+  /** A Connect call (POST /<service>/<method>) through the transport's RPC client. */
+  private call(
+    method: string,
+    headers: Record<string, string>,
+    body: Buffer,
+    signal: AbortSignal | undefined,
+  ): Promise<Http1Response> {
+    return this.config.transport.rpc.request({
+      method: 'POST',
+      origin: this.origin,
+      path: `${this.basePath}/${method}`,
+      headers: { ...headers, ...this.routing },
+      body,
+      timeoutMs: this.config.requestTimeoutMs,
+      signal,
+    });
+  }
+
   private send(
     method: 'GET' | 'POST',
     pathAndQuery: string,
@@ -112,12 +146,7 @@ export class EnvdClient {
     return this.config.transport.request({
       method,
       url: new URL(this.config.baseUrl.replace(/\/+$/, '') + pathAndQuery),
-      headers: {
-        ...o.headers,
-        'E2b-Sandbox-Id': this.config.sandboxId,
-        'E2b-Sandbox-Port': String(ENVD_PORT),
-        ...(this.config.accessToken && { 'X-Access-Token': this.config.accessToken }),
-      },
+      headers: { ...o.headers, ...this.routing },
       ...(o.body && { body: o.body }),
       timeoutMs: this.config.requestTimeoutMs,
       signal: o.signal,

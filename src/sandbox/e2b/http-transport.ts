@@ -2,6 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { SandgymError } from '../../errors.ts';
+import { Http1Client } from './http1-client.ts';
 
 /**
  * The e2b client's HTTP: node:http(s) with keep-alive pools (cheaper per call than fetch, and streams
@@ -19,6 +20,8 @@ export interface HttpRequest {
 }
 
 export class HttpTransport {
+  /** The lean client of envd's RPC calls (see http1-client.ts). */
+  readonly rpc = new Http1Client();
   private readonly agents = {
     'http:': new http.Agent({ keepAlive: true, maxSockets: 512 }),
     'https:': new https.Agent({ keepAlive: true, maxSockets: 512 }),
@@ -71,6 +74,7 @@ export class HttpTransport {
   }
 
   close(): void {
+    this.rpc.close();
     this.agents['http:'].destroy();
     this.agents['https:'].destroy();
   }
@@ -137,8 +141,24 @@ export class StreamIdleError extends SandgymError {
   }
 }
 
+/**
+ * What a reader of a streamed body needs of a response: Node's IncomingMessage and the RPC client's
+ * Http1Response both are one.
+ */
+export interface ResponseBody {
+  readonly complete: boolean;
+  on(event: 'data', listener: (chunk: Buffer) => void): this;
+  on(event: 'end' | 'close', listener: () => void): this;
+  on(event: 'error', listener: (e: Error) => void): this;
+  pause(): this;
+  resume(): this;
+  isPaused(): boolean;
+  destroy(error?: Error): this;
+}
+
 /** `METHOD host/path` of a response's request, for error messages. */
-export function describeResponse(res: IncomingMessage): string {
+export function describeResponse(res: ResponseBody): string {
+  if ('description' in res && typeof res.description === 'string') return res.description;
   const req = (res as IncomingMessage & { req?: { method?: string; path?: string; host?: string } }).req;
   return req ? `${req.method} ${req.host ?? ''}${req.path ?? ''}` : 'HTTP response';
 }
