@@ -179,6 +179,20 @@ export function runSandboxConformance(target: ConformanceTarget): void {
         const exit = await p.exited;
         assert.notEqual(exit.exitCode, 0);
       });
+
+      it('spawns without stdin: the command reads end-of-file at once, and stdin is closed', async () => {
+        const s = await sandbox();
+        // With a stdin pipe, cat would wait for input until the test's deadline.
+        const p = await s.spawn(['sh', '-c', 'cat; echo done'], { stdin: false });
+        let out = '';
+        p.stdout.on('data', (b: Buffer) => {
+          out += b.toString();
+        });
+        p.stderr.resume();
+        assert.equal(p.stdin.writableEnded, true);
+        assert.equal((await p.exited).exitCode, 0);
+        await waitFor(async () => (out === 'done\n' ? true : undefined));
+      });
     });
 
     describe('files', () => {

@@ -76,10 +76,13 @@ async function start(
   }
   const config = parseConfig(objectField(message, 'process'));
   const tag = typeof message.tag === 'string' ? message.tag : undefined;
+  // envd: an absent stdin flag means a pipe; false means /dev/null, i.e. end of input at once.
+  const stdinOpen = message.stdin !== false;
   const proc = await served.sandbox
     .spawn([config.cmd, ...(config.args ?? [])], {
       ...(config.cwd !== undefined && { cwd: config.cwd }),
       ...(config.envs !== undefined && { env: config.envs }),
+      stdin: stdinOpen,
     })
     .catch((e: unknown) => {
       throw isConfigError(e)
@@ -87,9 +90,6 @@ async function start(
         : new RpcError('unavailable', `cannot start the process: ${(e as Error).message}`);
     });
   proc.stdin.on('error', () => {});
-  // envd: an absent stdin flag means a pipe; false means /dev/null, i.e. end of input at once.
-  const stdinOpen = message.stdin !== false;
-  if (!stdinOpen) proc.stdin.end();
   const entry = served.processes.add(proc, config, tag, stdinOpen);
   void proc.exited.finally(() => served.processes.remove(entry.pid));
   await streamProcess(entry, res, { deadlineMs, keepaliveMs: keepaliveS * 1000 });

@@ -109,6 +109,7 @@ export class DockerSandbox implements Sandbox, ExecTarget {
       argv: [...toArgv(this.id, command)],
       env: toEnvList(options.env, `sandbox ${this.id}: spawn env`),
       cwd: options.cwd === undefined ? undefined : sandboxPath(this.id, options.cwd),
+      stdin: options.stdin !== false,
     });
   }
 

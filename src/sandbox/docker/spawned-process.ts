@@ -1,19 +1,20 @@
 import { PassThrough, type Readable, Writable } from 'node:stream';
+import { closedStdin } from '../closed-stdin.ts';
 import type { SandboxProcess } from '../types.ts';
 import { type ExecTarget, execExitCode, killProcessTree, openExec, socketClosed } from './exec-session.ts';
 import { createExecStreamParser } from './parse-exec-stream.ts';
 import { newExecMarker, signalName, signalOfExitCode } from './process-tree.ts';
 
 /**
- * Starts a long-lived command attached to stdin, stdout and stderr. Output is not capped (the caller
+ * Starts a long-lived command attached to stdout, stderr and (unless `stdin` is false) stdin. Output is not capped (the caller
  * reads the streams); a slow reader pauses the connection instead of filling memory.
  */
 export async function spawnProcess(
   target: ExecTarget,
-  request: { argv: string[]; env: string[]; cwd?: string | undefined },
+  request: { argv: string[]; env: string[]; cwd?: string | undefined; stdin: boolean },
 ): Promise<SandboxProcess> {
   const marker = newExecMarker();
-  const { exec, socket } = await openExec(target, { ...request, stdin: true, marker });
+  const { exec, socket } = await openExec(target, { ...request, marker });
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const outputs = { stdout, stderr };
@@ -33,17 +34,19 @@ export async function spawnProcess(
   });
 
   let ended = false;
-  const stdin = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      // Writing to a command that has exited is not an error worth crashing a caller without a listener.
-      if (ended) return callback();
-      socket.write(chunk, () => callback());
-    },
-    final(callback) {
-      if (!ended) socket.end();
-      callback();
-    },
-  });
+  const stdin = !request.stdin
+    ? closedStdin()
+    : new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          // Writing to a command that has exited is not an error worth crashing a caller without a listener.
+          if (ended) return callback();
+          socket.write(chunk, () => callback());
+        },
+        final(callback) {
+          if (!ended) socket.end();
+          callback();
+        },
+      });
 
   let sentSignal: NodeJS.Signals | undefined;
   const exited = socketClosed(socket).then(async () => {

@@ -110,6 +110,7 @@ export class E2BSandbox implements Sandbox, TransferHost {
       argv,
       cwd: options.cwd ?? this.workdir,
       env: options.env,
+      stdin: options.stdin !== false,
       signalTree: (execId, sig) => this.signalTree(execId, sig),
       onEnd: () => this.running.delete(handle),
     }).catch((e: unknown) => {

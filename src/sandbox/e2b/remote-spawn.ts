@@ -1,5 +1,6 @@
 import { constants } from 'node:os';
 import { PassThrough, Writable } from 'node:stream';
+import { closedStdin } from '../closed-stdin.ts';
 import type { SandboxProcess } from '../types.ts';
 import type { EnvdClient } from './envd-client.ts';
 import { markedProcess, newExecId } from './process-marker.ts';
@@ -13,6 +14,8 @@ export interface RemoteSpawnParams {
   argv: readonly string[];
   cwd: string | undefined;
   env: Record<string, string> | undefined;
+  /** False: envd gives the command no stdin (end-of-file at once). */
+  stdin: boolean;
   /** Signals every process of the command's tree (see process-marker.ts). */
   signalTree: (execId: string, signal: NodeJS.Signals) => Promise<void>;
   /** Called when the process has ended, so the sandbox stops tracking it. */
@@ -27,18 +30,20 @@ export interface RemoteSpawnParams {
  */
 export async function spawnRemote(p: RemoteSpawnParams): Promise<SandboxProcess & { abort(): void }> {
   const execId = newExecId();
-  const proc = await RemoteProcess.start(p.envd, markedProcess(execId, p), { stdin: true });
+  const proc = await RemoteProcess.start(p.envd, markedProcess(execId, p), { stdin: p.stdin });
   // As much as a pipe's worth and more buffers before a reader that does not read holds the command.
   const stdout = new PassThrough({ highWaterMark: OUTPUT_BUFFER_BYTES });
   const stderr = new PassThrough({ highWaterMark: OUTPUT_BUFFER_BYTES });
-  const stdin = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      proc.sendInput(chunk).then(() => done(), done);
-    },
-    final(done) {
-      proc.closeStdin().then(() => done(), done);
-    },
-  });
+  const stdin = !p.stdin
+    ? closedStdin()
+    : new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          proc.sendInput(chunk).then(() => done(), done);
+        },
+        final(done) {
+          proc.closeStdin().then(() => done(), done);
+        },
+      });
   // A write after the process died fails; its exit is reported by `exited`, not by a crash.
   stdin.on('error', () => {});
   const kill = (signal: NodeJS.Signals = 'SIGKILL') => {

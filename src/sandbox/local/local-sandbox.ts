@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxError } from '../../errors.ts';
 import { assertForkCount, checkEnv, toArgv } from '../call-checks.ts';
+import { closedStdin } from '../closed-stdin.ts';
 import { processStartTicks } from '../owner.ts';
 import type {
   ExecOptions,
@@ -182,7 +183,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     const params = this.enterParams(toArgv(this.id, command), options.cwd, options.env);
     let child: HostChild;
     try {
-      child = await enterSandbox({ ...params, stdin: 'pipe' });
+      child = await enterSandbox({ ...params, stdin: options.stdin === false ? 'ignore' : 'pipe' });
     } catch (e) {
       params.group.release();
       throw e;
@@ -194,11 +195,11 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
         resolve({ exitCode: exitCodeOf(code, signal), signal });
       });
     });
-    child.stdin!.on('error', () => {});
+    child.stdin?.on('error', () => {});
     return {
       stdout: child.stdout!,
       stderr: child.stderr!,
-      stdin: child.stdin!,
+      stdin: child.stdin ?? closedStdin(),
       kill: (signal: NodeJS.Signals = 'SIGKILL') => {
         if (signal === 'SIGKILL') void params.group.kill();
         else params.group.signal(signal);
