@@ -29,7 +29,7 @@ const CONCURRENCY = [1, 16, 64] as const;
 const CREATES_PER_CLIENT: Record<number, number> = { 1: 20, 16: 3, 64: 2 };
 const EXECS_PER_CLIENT: Record<number, number> = { 1: 60, 16: 12, 64: 6 };
 const WARMUP = 5;
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number) => Math.round(x * 100) / 100;
