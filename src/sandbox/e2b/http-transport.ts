@@ -5,9 +5,10 @@ import { SandgymError } from '../../errors.ts';
 import { Http1Client } from './http1-client.ts';
 
 /**
- * The e2b client's HTTP: node:http(s) with keep-alive pools (cheaper per call than fetch, and streams
- * are Node streams). Every request has a deadline for its response headers; bodies are read under
- * their own deadlines by the callers.
+ * The e2b client's HTTP. envd's RPC calls, one or more per command, go through `rpc`, a lean HTTP/1.1
+ * client; the lifecycle API and file transfers through node:http(s) with keep-alive pools (cheaper per
+ * call than fetch, and its bodies are Node streams). Every request has a deadline for its response
+ * headers; bodies are read under their own deadlines by the callers.
  */
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'DELETE';
