@@ -16,19 +16,39 @@ export class HttpError extends SandgymError {
 
 /**
  * Reads a request body of at most `maxBytes`. A declared Content-Length over the limit is refused before
- * reading; a body that grows past it is refused when it does (413, connection closed).
+ * reading; a body that grows past it is refused when it does (413, connection closed). Read by events,
+ * not `for await`: every command through the server reads one body, and the async iterator cost a
+ * measurable part of a request's CPU.
  */
-export async function readRequestBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+export function readRequestBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge(maxBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const settle = (error: Error | undefined) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', settle);
+      req.off('close', onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= maxBytes) chunks.push(chunk);
+      else {
+        req.destroy();
+        settle(tooLarge(maxBytes));
+      }
+    };
+    const onEnd = () => settle(undefined);
+    const onClose = () => settle(new HttpError(400, 'the client closed the request before its body ended'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', settle);
+    req.on('close', onClose);
+  });
 }
 
 export function tooLarge(maxBytes: number): HttpError {
