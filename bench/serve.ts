@@ -6,7 +6,8 @@
  * own process on a free port, as it is deployed) and once in-process (a local provider called
  * directly). The two alternate, in ROUNDS rounds whose order flips each time, and each figure pools its
  * rounds, so that load from elsewhere on the host hits both alike. `overhead_ratio_vs_inprocess` is
- * the exec p50 ratio at 16 clients; the other concurrencies have their own ratios. Execs that return
+ * the exec p50 ratio at 16 clients; the other concurrencies have their own ratios, and each ratio's
+ * range over the rounds' back-to-back pairs shows how much the host's state moves it. Execs that return
  * the wrong output are counted, not timed. The Node CPU per exec (e2b client and server, against the
  * in-process provider) says where the overhead goes. Then the official `e2b` SDK's script runs against
  * the server. The last line printed is one line of JSON; timings are only comparable within one run.
@@ -107,6 +108,8 @@ interface Pooled {
   creates: number;
   createSeconds: number;
   latencies: number[];
+  /** Each round's exec p50. */
+  roundP50s: number[];
   wrong: number;
   cpu: CpuMs;
 }
@@ -117,6 +120,7 @@ async function measure(provider: SandboxProvider, clients: number, into: Pooled)
   into.createSeconds += created.seconds;
   const execs = await timeExecs(provider, clients);
   into.latencies.push(...execs.latencies);
+  into.roundP50s.push(median(execs.latencies));
   into.wrong += execs.wrong;
   into.cpu.self += execs.cpu.self;
   into.cpu.server += execs.cpu.server;
@@ -166,6 +170,7 @@ try {
       creates: 0,
       createSeconds: 0,
       latencies: [],
+      roundP50s: [],
       wrong: 0,
       cpu: { self: 0, server: 0 },
     });
@@ -188,6 +193,10 @@ try {
     results[`exec_p50_ms_c${c}`] = round(servedP50);
     results[`inprocess_exec_p50_ms_c${c}`] = round(localP50);
     results[`exec_overhead_ratio_c${c}`] = round(servedP50 / localP50);
+    // Each round's pair, measured back to back: how far the host's state moves the ratio.
+    const pairs = served.roundP50s.map((p, r) => p / local.roundP50s[r]!);
+    results[`exec_overhead_ratio_c${c}_round_min`] = round(Math.min(...pairs));
+    results[`exec_overhead_ratio_c${c}_round_max`] = round(Math.max(...pairs));
     const perExec = (ms: number, p: Pooled) => round(ms / (p.latencies.length + p.wrong));
     results[`client_cpu_ms_per_exec_c${c}`] = perExec(served.cpu.self, served);
     results[`server_cpu_ms_per_exec_c${c}`] = perExec(served.cpu.server, served);
@@ -197,7 +206,7 @@ try {
     process.stdout.write(
       `c=${String(c).padStart(2)}  creates/s ${servedRate.toFixed(1)} served vs ${localRate.toFixed(1)} in-process;  ` +
         `exec p50 ${servedP50.toFixed(2)} ms served vs ${localP50.toFixed(2)} ms in-process ` +
-        `(×${(servedP50 / localP50).toFixed(2)}); wrong output ${served.wrong} served, ${local.wrong} in-process\n` +
+        `(×${(servedP50 / localP50).toFixed(2)}, rounds ×${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}); wrong output ${served.wrong} served, ${local.wrong} in-process\n` +
         `      Node CPU per exec: client ${results[`client_cpu_ms_per_exec_c${c}`]} ms + server ` +
         `${results[`server_cpu_ms_per_exec_c${c}`]} ms served vs ${results[`inprocess_cpu_ms_per_exec_c${c}`]} ms in-process\n`,
     );
