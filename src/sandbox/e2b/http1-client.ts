@@ -6,9 +6,10 @@ import { SandgymError } from '../../errors.ts';
 /**
  * A lean HTTP/1.1 client for envd's RPC calls (Connect unary and server-streaming): a Buffer body out,
  * the response's bytes in, over kept-alive connections. Every command of the e2b provider is one such
- * call, and Node's `http` client with its stream layers cost about as much CPU per call as all the
- * rest of the exec path (bench:serve; see README). Bulk transfers (/files) and the lifecycle API keep
- * using `http`, where per-call cost does not matter.
+ * call, and Node's `http` client with its stream layers was half of the client's CPU per command:
+ * against sandgym serve at 16 concurrent commands, this client took it from 0.66 to 0.43 ms (A/B in one
+ * run). Bulk transfers (/files) and the lifecycle API keep using `http`, where per-call cost does not
+ * matter.
  *
  * What it speaks: one request at a time per connection (no pipelining); responses framed by
  * Content-Length, chunked transfer coding (extensions and trailers skipped) or the connection's end;
