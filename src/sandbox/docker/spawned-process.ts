@@ -6,8 +6,9 @@ import { createExecStreamParser } from './parse-exec-stream.ts';
 import { newExecMarker, signalName, signalOfExitCode } from './process-tree.ts';
 
 /**
- * Starts a long-lived command attached to stdout, stderr and (unless `stdin` is false) stdin. Output is not capped (the caller
- * reads the streams); a slow reader pauses the connection instead of filling memory.
+ * Starts a long-lived command attached to stdout, stderr and (unless `stdin` is false) stdin. Output is
+ * not capped (the caller reads the streams); a slow reader pauses the connection instead of filling
+ * memory.
  */
 export async function spawnProcess(
   target: ExecTarget,
