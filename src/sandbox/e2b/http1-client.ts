@@ -43,9 +43,9 @@ export interface Http1Request {
 
 /**
  * A response whose head has arrived. Its body arrives as 'data' events, from the turn in which the first
- * 'data' listener is added (bytes that came with the head wait for it), then 'end'; 'error' and 'close'
- * report a cut; `complete` is true once the whole body is in. `destroy()` drops the exchange (and its
- * connection) unless it is complete.
+ * 'data' listener is added (bytes that came with the head wait for it), none while paused, then 'end';
+ * 'error' and 'close' report a cut; `complete` is true once the whole body is in. `destroy()` drops the
+ * exchange (and its connection) unless it is complete.
  */
 export class Http1Response extends EventEmitter {
   statusCode = 0;
@@ -75,7 +75,7 @@ export class Http1Response extends EventEmitter {
 
   resume(): this {
     this.paused = false;
-    this.exchange?.socket.resume();
+    this.exchange?.flow();
     return this;
   }
 
@@ -300,14 +300,16 @@ class Exchange {
     return `${this.request.method} ${this.request.origin.host}${this.request.path}`;
   }
 
-  onData(chunk: Buffer): void {
+  onData(bytes: Buffer): void {
+    // Bytes held back go first (a socket may still deliver what it had read when it was paused).
+    const chunk = this.held ? Buffer.concat([this.held, bytes]) : bytes;
+    this.held = undefined;
     let at = 0;
     try {
-      while (at < chunk.length && !this.over && (this.flowing || !this.response)) at = this.step(chunk, at);
+      while (at < chunk.length && !this.over && this.deliverable()) at = this.step(chunk, at);
       if (at < chunk.length && this.over) throw new MalformedResponse('bytes past the end of the response');
       if (at < chunk.length) {
-        const rest = chunk.subarray(at);
-        this.held = this.held ? Buffer.concat([this.held, rest]) : rest;
+        this.held = chunk.subarray(at);
         this.socket.pause();
       }
     } catch (e) {
@@ -442,19 +444,28 @@ class Exchange {
     this.resolveStarted(response);
   }
 
-  /** The reader listens: what came with the head is delivered, then the socket's bytes as they come. */
+  /** Whether parsed body bytes may be told now: the reader listens and has not paused. */
+  private deliverable(): boolean {
+    return !this.response || (this.flowing && !this.response.isPaused());
+  }
+
+  /**
+   * The reader listens, or resumed: the bytes held back are delivered, then the socket's as they come.
+   * A pause while they are delivered holds the rest back again.
+   */
   flow(): void {
-    if (this.flowing || !this.response) return;
+    if (!this.response || this.over) return;
     this.flowing = true;
     if (this.heldFailure) {
       this.fail(this.heldFailure);
       return;
     }
-    if (!this.response.isPaused()) this.socket.resume();
+    if (this.response.isPaused()) return;
     const held = this.held;
     this.held = undefined;
     if (held) this.onData(held);
     if (this.state === 'done' && !this.over) this.finish();
+    if (!this.over && this.deliverable()) this.socket.resume();
   }
 
   private emitData(bytes: Buffer): void {
@@ -470,7 +481,7 @@ class Exchange {
     response.complete = true;
     response.detach();
     if (!this.keepAlive) this.connection.reusable = false;
-    if (response.isPaused()) this.socket.resume();
+    this.socket.resume();
     this.connection.exchange = undefined;
     this.connection.release(this.connection);
     response.emit('end');
