@@ -134,6 +134,16 @@ describe('Http1Client connections', () => {
     assert.equal(connections, before + 1);
   });
 
+  test('does not hand out a connection whose idle time ran out in the same turn', async () => {
+    // timeout=1 makes the pool's idle limit 0 ms: the limit's timer and the call's below fire in one turn.
+    script = ['HTTP/1.1 200 OK\r\nKeep-Alive: timeout=1\r\nContent-Length: 2\r\n\r\nok'];
+    for (let i = 0; i < 20; i++) {
+      await text();
+      const next = await new Promise((resolve) => setTimeout(() => resolve(text()), 0));
+      assert.deepEqual(next, { status: 200, body: 'ok' });
+    }
+  });
+
   test('drops an idle connection the server closed, and the next call opens a new one', async () => {
     script = ['HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'];
     await text();

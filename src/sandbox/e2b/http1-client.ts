@@ -123,7 +123,7 @@ export class Http1Client {
   /** Closes the idle connections; those in use close when their exchange ends. */
   close(): void {
     this.closed = true;
-    for (const list of this.idle.values()) for (const c of list) c.socket.destroy();
+    for (const list of this.idle.values()) for (const c of [...list]) c.close();
     this.idle.clear();
   }
 
@@ -141,7 +141,7 @@ export class Http1Client {
 
   private release(key: string, c: Connection): void {
     if (this.closed || !c.reusable) {
-      c.socket.destroy();
+      c.close();
       return;
     }
     const list = this.idle.get(key) ?? [];
@@ -198,7 +198,7 @@ class Connection {
     this.socket.setNoDelay(true);
     this.socket.on('data', (chunk: Buffer) => {
       if (this.exchange) this.exchange.onData(chunk);
-      else this.socket.destroy(); // bytes nobody asked for: the connection is out of step
+      else this.close(); // bytes nobody asked for: the connection is out of step
     });
     this.socket.on('end', () => this.lost(undefined, true));
     this.socket.on('error', (e) => this.lost(e, false));
@@ -207,7 +207,7 @@ class Connection {
 
   enterIdle(removeFromPool: () => void): void {
     this.onIdleEnd = removeFromPool;
-    this.idleTimer = setTimeout(() => this.socket.destroy(), this.idleMs);
+    this.idleTimer = setTimeout(() => this.close(), this.idleMs);
     this.idleTimer.unref();
     this.socket.unref();
   }
@@ -216,6 +216,14 @@ class Connection {
     clearTimeout(this.idleTimer);
     this.onIdleEnd = undefined;
     this.socket.ref();
+  }
+
+  /**
+   * Closes it for good, out of the pool at once: a destroyed socket only says 'close' a turn later, and
+   * a call in between must not be handed it.
+   */
+  close(): void {
+    this.lost(undefined, false);
   }
 
   private lost(error: Error | undefined, ended: boolean): void {
