@@ -134,6 +134,15 @@ describe('Http1Client connections', () => {
     assert.equal(connections, before + 1);
   });
 
+  test('closes a connection that sent bytes past the end of a response', async () => {
+    script = ['HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA'];
+    assert.deepEqual(await text(), { status: 200, body: 'ok' });
+    const before = connections;
+    script = ['HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'];
+    assert.deepEqual(await text(), { status: 200, body: 'ok' });
+    assert.equal(connections, before + 1);
+  });
+
   test('does not hand out a connection whose idle time ran out in the same turn', async () => {
     // timeout=1 makes the pool's idle limit 0 ms: the limit's timer and the call's below fire in one turn.
     script = ['HTTP/1.1 200 OK\r\nKeep-Alive: timeout=1\r\nContent-Length: 2\r\n\r\nok'];

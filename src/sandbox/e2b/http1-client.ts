@@ -315,7 +315,11 @@ class Exchange {
     let at = 0;
     try {
       while (at < chunk.length && !this.over && this.deliverable()) at = this.step(chunk, at);
-      if (at < chunk.length && this.over) throw new MalformedResponse('bytes past the end of the response');
+      if (at < chunk.length && this.over) {
+        // Bytes past the response's end: the connection is out of step and must not carry another call.
+        this.connection.close();
+        return;
+      }
       if (at < chunk.length) {
         this.held = chunk.subarray(at);
         this.socket.pause();
