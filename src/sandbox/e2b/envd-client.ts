@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { encodeJsonEnvelope } from './connect-envelope.ts';
 import { ConnectStream } from './connect-stream.ts';
 import { type HttpTransport, readBody } from './http-transport.ts';
-import { type Http1Response, readHttp1Body } from './http1-client.ts';
+import type { Http1Response } from './http1-client.ts';
 import { ENVD_PORT } from './process-messages.ts';
 import { parseRpcErrorJson, type RpcCode, RpcError, rpcCodeOfHttpStatus } from './rpc-error.ts';
 
@@ -54,7 +54,7 @@ export class EnvdClient {
       Buffer.from(JSON.stringify(message)),
       signal,
     );
-    const text = await readHttp1Body(res, MAX_MESSAGE_BYTES, this.config.requestTimeoutMs);
+    const text = await readBody(res, MAX_MESSAGE_BYTES, this.config.requestTimeoutMs);
     if (res.statusCode !== 200) throw envdError(res.statusCode, text, rpcCodeOfHttpStatus);
     return parseJsonObject(text);
   }
@@ -77,7 +77,7 @@ export class EnvdClient {
       o.signal,
     );
     if (res.statusCode !== 200) {
-      const text = await readHttp1Body(res, MAX_MESSAGE_BYTES, this.config.requestTimeoutMs);
+      const text = await readBody(res, MAX_MESSAGE_BYTES, this.config.requestTimeoutMs);
       throw envdError(res.statusCode, text, rpcCodeOfHttpStatus);
     }
     const type = res.headers['content-type'] ?? '';
@@ -145,7 +145,7 @@ export class EnvdClient {
   ): Promise<IncomingMessage> {
     return this.config.transport.request({
       method,
-      url: new URL(this.config.baseUrl.replace(/\/+$/, '') + pathAndQuery),
+      url: new URL(this.basePath + pathAndQuery, this.origin),
       headers: { ...o.headers, ...this.routing },
       ...(o.body && { body: o.body }),
       timeoutMs: this.config.requestTimeoutMs,

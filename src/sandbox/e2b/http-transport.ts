@@ -2,7 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { SandgymError } from '../../errors.ts';
-import { Http1Client } from './http1-client.ts';
+import { abortReason, Http1Client } from './http1-client.ts';
 
 /**
  * The e2b client's HTTP. envd's RPC calls, one or more per command, go through `rpc`, a lean HTTP/1.1
@@ -81,25 +81,44 @@ export class HttpTransport {
   }
 }
 
-function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error
-    ? signal.reason
-    : new SandgymError(`aborted: ${String(signal.reason)}`);
-}
-
-/** Reads a whole response body, failing past `maxBytes` or when it stalls for `idleMs`. */
-export async function readBody(res: IncomingMessage, maxBytes: number, idleMs: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of withIdleDeadline(res, idleMs)) {
-    total += chunk.length;
-    if (total > maxBytes) {
-      res.destroy();
-      throw new SandgymError(`response body over ${maxBytes} bytes from ${describeResponse(res)}`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/**
+ * Reads the whole body of a response nobody has read yet (node:http's or the RPC client's), failing
+ * past `maxBytes`, when it stalls for `idleMs`, or when the connection is cut before its end.
+ */
+export function readBody(res: ResponseBody, maxBytes: number, idleMs: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const settle = (error: Error | undefined) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const timer = setTimeout(() => {
+      res.destroy(new StreamIdleError(describeResponse(res), idleMs));
+    }, idleMs);
+    res.on('data', (chunk: Buffer) => {
+      timer.refresh();
+      total += chunk.length;
+      if (total <= maxBytes) chunks.push(chunk);
+      else if (!settled) {
+        settle(new SandgymError(`response body over ${maxBytes} bytes from ${describeResponse(res)}`));
+        res.destroy();
+      }
+    });
+    res.on('end', () => settle(undefined));
+    res.on('error', (e) => settle(e));
+    res.on('close', () =>
+      settle(
+        new SandgymError(`${describeResponse(res)}: the connection closed before the body ended`, {
+          isRetryable: true,
+        }),
+      ),
+    );
+  });
 }
 
 /**

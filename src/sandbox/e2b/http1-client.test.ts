@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isSandgymError } from '../../errors.ts';
-import { Http1Client, type Http1Request, readHttp1Body } from './http1-client.ts';
+import { readBody } from './http-transport.ts';
+import { Http1Client, type Http1Request } from './http1-client.ts';
 
 /**
  * A server that answers each request with scripted bytes, written in the pieces given (with a pause
@@ -60,7 +61,7 @@ function call(o: Partial<Http1Request> = {}) {
 
 async function text(o: Partial<Http1Request> = {}): Promise<{ status: number; body: string }> {
   const res = await call(o);
-  return { status: res.statusCode, body: (await readHttp1Body(res, 1 << 20, 2000)).toString() };
+  return { status: res.statusCode, body: (await readBody(res, 1 << 20, 2000)).toString() };
 }
 
 /** Every byte on its own: each parser state must carry over between reads. */
@@ -73,7 +74,7 @@ describe('Http1Client framing', () => {
     const res = await call({ headers: { 'X-Token': 't' }, body: Buffer.from('abc') });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['x-a'], '1');
-    assert.equal((await readHttp1Body(res, 100, 2000)).toString(), 'hello');
+    assert.equal((await readBody(res, 100, 2000)).toString(), 'hello');
     assert.match(
       requests[0]!,
       /^POST \/x HTTP\/1\.1\r\nHost: 127\.0\.0\.1:\d+\r\nX-Token: t\r\nContent-Length: 3\r\n\r\nabc$/,
@@ -100,7 +101,7 @@ describe('Http1Client framing', () => {
     script = ['HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nsoon'];
     const res = await call();
     await new Promise((r) => setTimeout(r, 20));
-    assert.equal((await readHttp1Body(res, 100, 2000)).toString(), 'soon');
+    assert.equal((await readBody(res, 100, 2000)).toString(), 'soon');
   });
 
   test('pause holds the body back, even within one read, and resume lets it through', async () => {
@@ -246,7 +247,7 @@ test('Http1Client speaks HTTPS with SNI', async () => {
         headers: {},
         timeoutMs: 5000,
       });
-      assert.equal((await readHttp1Body(res, 100, 5000)).toString(), 'secure');
+      assert.equal((await readBody(res, 100, 5000)).toString(), 'secure');
       assert.equal(servername, 'localhost');
     } finally {
       tlsClient.close();

@@ -290,12 +290,7 @@ class Exchange {
     }, request.timeoutMs);
     const signal = request.signal;
     if (signal) {
-      this.onAbort = () =>
-        this.fail(
-          signal.reason instanceof Error
-            ? signal.reason
-            : new SandgymError(`aborted: ${String(signal.reason)}`),
-        );
+      this.onAbort = () => this.fail(abortReason(signal));
       signal.addEventListener('abort', this.onAbort, { once: true });
     }
     this.socket.cork();
@@ -551,33 +546,9 @@ class Exchange {
 /** A response that breaks HTTP/1.1 framing; the exchange fails with it. */
 class MalformedResponse extends Error {}
 
-/** Reads a whole response body, failing past `maxBytes` or when it stalls for `idleMs`. */
-export function readHttp1Body(res: Http1Response, maxBytes: number, idleMs: number): Promise<Buffer> {
-  if (res.complete) return Promise.resolve(Buffer.alloc(0));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const timer = setTimeout(() => {
-      res.destroy(
-        new SandgymError(`${res.description}: nothing received for ${idleMs} ms`, { isRetryable: true }),
-      );
-    }, idleMs);
-    res.on('data', (chunk: Buffer) => {
-      timer.refresh();
-      total += chunk.length;
-      if (total > maxBytes) {
-        res.destroy(new SandgymError(`response body over ${maxBytes} bytes from ${res.description}`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    res.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    res.on('end', () => {
-      clearTimeout(timer);
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    });
-  });
+/** The error an aborted call fails with: the signal's reason when it is an Error. */
+export function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new SandgymError(`aborted: ${String(signal.reason)}`);
 }
