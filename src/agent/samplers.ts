@@ -22,6 +22,7 @@ export async function createSamplerFactory(config: Config): Promise<SamplerFacto
   const retry = { maxRetries: llm.max_retries };
   const timeoutMs = llm.request_timeout_s * 1000;
   const apiKey = llm.api_key ?? process.env.OPENAI_API_KEY;
+  const providerOptions = llm.extra_body;
   switch (llm.backend) {
     case 'policy': {
       const format = config.agent.tool_call_format;
@@ -43,6 +44,7 @@ export async function createSamplerFactory(config: Config): Promise<SamplerFacto
         model: llm.model,
         timeoutMs,
         retry,
+        providerOptions,
         ...(apiKey ? { apiKey } : {}),
       });
       return { policy: llm.model, forTask: () => shared.session() };
@@ -56,6 +58,7 @@ export async function createSamplerFactory(config: Config): Promise<SamplerFacto
           model: llm.model,
           timeoutMs,
           retry,
+          providerOptions,
           ...(apiKey ? { apiKey } : {}),
         }),
         maxTokensPerTurn: config.agent.max_tokens_per_turn,

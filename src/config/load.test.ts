@@ -6,6 +6,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { isConfigError } from '../errors.ts';
+import {
+  advantageEstimatorNames,
+  klEstimatorNames,
+  lossAggregationModes,
+  rolloutCorrectionLevels,
+} from '../rl/index.ts';
+import { PROVIDERS } from '../sandbox/index.ts';
 import { configProblems, loadConfig, renderDefaultsYaml, totalSandboxes } from './index.ts';
 
 describe('loadConfig', () => {
@@ -88,5 +95,96 @@ describe('configs/defaults.yaml', () => {
   it('is current (regenerate with npm run gen:defaults)', () => {
     const onDisk = readFileSync(new URL('../../configs/defaults.yaml', import.meta.url), 'utf8');
     assert.equal(onDisk, renderDefaultsYaml());
+  });
+});
+
+describe('name-valued settings', () => {
+  /** Loads with one override, returning the error message (or the config). */
+  const attempt = (override: string) => {
+    const t0 = performance.now();
+    try {
+      return { config: loadConfig([], [override]), ms: performance.now() - t0 };
+    } catch (e) {
+      assert.ok(isConfigError(e), `a ConfigError, not ${e}`);
+      return { message: e.message, ms: performance.now() - t0 };
+    }
+  };
+
+  it('accept every name the registries implement, and verl aliases as the name they stand for', () => {
+    for (const n of advantageEstimatorNames.filter((x) => x !== 'gae'))
+      assert.equal(attempt(`algorithm.adv_estimator=${n}`).config?.algorithm.adv_estimator, n);
+    for (const n of klEstimatorNames)
+      assert.equal(attempt(`algorithm.kl_penalty=${JSON.stringify(n)}`).config?.algorithm.kl_penalty, n);
+    for (const n of lossAggregationModes)
+      assert.equal(attempt(`actor.loss_agg_mode=${n}`).config?.actor.loss_agg_mode, n);
+    for (const n of rolloutCorrectionLevels)
+      assert.equal(
+        attempt(`algorithm.rollout_correction.tis_mode=${n}`).config?.algorithm.rollout_correction.tis_mode,
+        n,
+      );
+    for (const n of PROVIDERS) assert.equal(attempt(`sandbox.provider=${n}`).config?.sandbox.provider, n);
+    for (const n of ['ppo', 'importance_sampling', 'cispo'])
+      assert.equal(attempt(`actor.loss_fn=${n}`).config?.actor.loss_fn, n);
+    assert.equal(attempt('actor.loss_fn=vanilla').config?.actor.loss_fn, 'ppo', "verl's default policy loss");
+    assert.equal(attempt('algorithm.kl_penalty=low_var_kl').config?.algorithm.kl_penalty, 'low_var_kl');
+    assert.equal(attempt('algorithm.kl_penalty=mse').config?.algorithm.kl_penalty, 'mse');
+  });
+
+  it('refuse a typo at load, in well under a second, naming the valid names and the nearest one', () => {
+    const cases: [string, string][] = [
+      [
+        'algorithm.adv_estimator=grpoo',
+        'algorithm.adv_estimator: unknown value "grpoo"; did you mean "grpo"? (valid: grpo, rloo, reinforce, reinforce_plus_plus, reinforce_plus_plus_baseline)',
+      ],
+      [
+        'algorithm.kl_penalty=low_var_k',
+        'algorithm.kl_penalty: unknown value "low_var_k"; did you mean "low_var_kl"? (valid: k1, kl, abs, k2, mse, k3, low_var_kl, k1+, kl+, abs+, k3+, low_var_kl+)',
+      ],
+      [
+        'actor.loss_agg_mode=token_mean',
+        'actor.loss_agg_mode: unknown value "token_mean"; did you mean "token-mean"? (valid: token-mean, seq-mean-token-sum, seq-mean-token-mean, seq-mean-token-sum-norm)',
+      ],
+      [
+        'actor.loss_fn=gspo',
+        'actor.loss_fn: unknown value "gspo" (valid: ppo, importance_sampling, cispo, vanilla)',
+      ],
+      [
+        'algorithm.rollout_correction.tis_mode=tokens',
+        'algorithm.rollout_correction.tis_mode: unknown value "tokens"; did you mean "token"? (valid: none, token, sequence)',
+      ],
+      [
+        'sandbox.provider=dcoker',
+        'sandbox.provider: unknown value "dcoker"; did you mean "docker"? (valid: local, docker, e2b)',
+      ],
+      [
+        'algorithm.adv_estimator=gae',
+        'algorithm.adv_estimator: "gae" is not available: gae needs critic values V(s_t) from a value model, and sandgym trains no critic; use an outcome estimator such as grpo or rloo',
+      ],
+    ];
+    for (const [override, line] of cases) {
+      const { message, ms } = attempt(override);
+      assert.equal(message, `invalid config:\n  ${line}`);
+      assert.ok(ms < 1000, `${override}: ${ms} ms`);
+    }
+  });
+
+  it('takes new keys (+key=value) only where free-form settings go, and says so elsewhere', () => {
+    assert.deepEqual(
+      loadConfig([], ['+llm.extra_body.top_k=20', '+llm.extra_body.repetition_penalty=1.1']).llm.extra_body,
+      { top_k: 20, repetition_penalty: 1.1 },
+    );
+    assert.equal(
+      attempt('+rollout.nn=4').message,
+      'invalid config:\n  rollout.nn: unknown key; did you mean "n"? (known in rollout: n, n_parallel, ' +
+        'create_concurrency, fork, warm_pool, retry_limit, compact_filtering; new keys go only under llm.extra_body)',
+    );
+    assert.match(
+      attempt('+foo=1').message ?? '',
+      /^invalid config:\n {2}foo: unknown key \(known in the top level: sandbox,/,
+    );
+    assert.match(
+      attempt('llm.extra_body.top_k=20').message ?? '',
+      /unknown key "llm.extra_body.top_k" \(known: none yet\); use \+llm.extra_body.top_k=… to add a new key/,
+    );
   });
 });

@@ -3,14 +3,46 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { checkConfig } from './checks.ts';
+import { didYouMean } from './closest-name.ts';
 import { applyOverride, deepMerge, parseOverride } from './overrides.ts';
-import { type Config, configSchema } from './schema.ts';
+import { type Config, configSchema, REFUSED_NAMES } from './schema.ts';
 
-function formatIssues(error: z.ZodError): string {
+/** Keys that take new entries (`+llm.extra_body.top_k=20`): free-form maps passed on as they are. */
+export const OPEN_SECTIONS = ['llm.extra_body'];
+
+function at(tree: unknown, path: readonly PropertyKey[]): unknown {
+  let node = tree;
+  for (const seg of path) node = (node as Record<PropertyKey, unknown> | undefined)?.[seg];
+  return node;
+}
+
+/**
+ * One line per problem, each naming the key, the value given, the valid choices and, for a typo, the
+ * nearest valid name — from the schema itself, so the message lists exactly what the registries offer.
+ */
+function formatIssues(error: z.ZodError, tree: unknown): string {
+  const defaults = configSchema.parse({});
   return error.issues
-    .map((i) => {
+    .flatMap((i) => {
       const where = i.path.length ? i.path.join('.') : '(root)';
-      return `  ${where}: ${i.message}`;
+      if (i.code === 'unrecognized_keys') {
+        const known = Object.keys((at(defaults, i.path) as object | undefined) ?? {});
+        const prefix = i.path.length ? `${where}.` : '';
+        return i.keys.map(
+          (k) =>
+            `  ${prefix}${k}: unknown key${didYouMean(k, known)} (known in ${i.path.length ? where : 'the top level'}: ${known.join(', ')}; new keys go only under ${OPEN_SECTIONS.join(', ')})`,
+        );
+      }
+      if (i.code === 'invalid_value') {
+        const given = String(at(tree, i.path));
+        const valid = i.values.map(String);
+        const refused = REFUSED_NAMES[where]?.[given];
+        if (refused) return [`  ${where}: "${given}" is not available: ${refused}`];
+        return [
+          `  ${where}: unknown value "${given}"${didYouMean(given, valid)} (valid: ${valid.join(', ')})`,
+        ];
+      }
+      return [`  ${where}: ${i.message}`];
     })
     .join('\n');
 }
@@ -49,7 +81,7 @@ export function loadConfig(files: readonly string[] = [], overrides: readonly st
   for (const o of overrides) applyOverride(tree, parseOverride(o));
   const parsed = configSchema.safeParse(tree);
   if (!parsed.success) {
-    throw new ConfigError(`invalid config:\n${formatIssues(parsed.error)}`);
+    throw new ConfigError(`invalid config:\n${formatIssues(parsed.error, tree)}`);
   }
   checkConfig(parsed.data);
   return parsed.data;

@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.ts';
+import { didYouMean } from './closest-name.ts';
 
 /**
  * Dotted overrides as the seeds write them: `rollout.n=8` sets an existing key, `+new.key=v` adds one
@@ -45,9 +46,9 @@ export function applyOverride(tree: Record<string, unknown>, o: Override): void 
     const last = i === o.path.length - 1;
     const where = o.path.slice(0, i + 1).join('.');
     if (!(seg in node) && !o.add) {
-      const known = Object.keys(node).sort().join(', ');
+      const known = Object.keys(node).sort();
       throw new ConfigError(
-        `override "${o.path.join('.')}": unknown key "${where}" (known: ${known}); use +${o.path.join('.')}=… to add a new key`,
+        `override "${o.path.join('.')}": unknown key "${where}"${didYouMean(seg, known)} (known: ${known.join(', ') || 'none yet'}); use +${o.path.join('.')}=… to add a new key`,
       );
     }
     if (last) {

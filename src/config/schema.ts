@@ -1,4 +1,12 @@
 import { z } from 'zod';
+import {
+  advantageEstimatorNames,
+  klEstimatorNames,
+  lossAggregationModes,
+  rolloutCorrectionLevels,
+  verlPolicyLossAliases,
+} from '../rl/index.ts';
+import { PROVIDERS } from '../sandbox/index.ts';
 
 /**
  * The one config schema. Keys are snake_case as the seeds write them (`rollout.n`, `algorithm.adv_estimator`,
@@ -6,6 +14,31 @@ import { z } from 'zod';
  * before anything starts (`checkConfig`). `configs/defaults.yaml` is generated from this file
  * (`npm run gen:defaults`) and a test checks that it is current.
  */
+
+/**
+ * A name-valued setting: one of the names a registry implements, so the schema, `--help`, the defaults file
+ * and the error all list them. `aliases` (verl's names for the same thing) load as the name they stand for.
+ */
+function names<const N extends string>(valid: readonly N[], aliases: Readonly<Record<string, N>> = {}) {
+  const all = [...valid, ...Object.keys(aliases)] as [N, ...N[]];
+  return z.enum(all).transform((v): N => aliases[v] ?? v);
+}
+
+/**
+ * Names a registry implements but a run cannot use yet, with the reason the load error gives. gae needs
+ * V(s_t) from a value model (critic), which no engine trains.
+ */
+export const REFUSED_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'algorithm.adv_estimator': {
+    gae: 'gae needs critic values V(s_t) from a value model, and sandgym trains no critic; use an outcome estimator such as grpo or rloo',
+  },
+};
+
+const usable = (path: string, registered: readonly string[]) =>
+  registered.filter((n) => !Object.hasOwn(REFUSED_NAMES[path] ?? {}, n));
+
+/** Policy losses the engines take (Tinker's loss_fn names); cross_entropy is SFT's. */
+const RL_LOSS_FNS = ['ppo', 'importance_sampling', 'cispo'] as const;
 
 /** A strict object whose every field has a default, so an absent section parses to the defaults. */
 function section<T extends z.ZodRawShape>(shape: T) {
@@ -24,7 +57,7 @@ const limits = section({
 });
 
 const sandbox = section({
-  provider: z.enum(['local', 'docker', 'e2b']).default('local').describe('Where sandboxes run.'),
+  provider: z.enum(PROVIDERS).default('local').describe('Where sandboxes run.'),
   ttl_s: z.number().int().positive().default(3600).describe('Lifetime after which gc removes a sandbox.'),
   network: z.boolean().default(false).describe('Give sandboxes network access (off: loopback only).'),
   limits,
@@ -124,6 +157,12 @@ const llm = section({
   top_p: z.number().gt(0).max(1).default(1).describe('Nucleus sampling.'),
   request_timeout_s: z.number().positive().default(600).describe('Deadline of one request.'),
   max_retries: z.number().int().min(0).default(5).describe('Retries of 408/429/5xx and network errors.'),
+  extra_body: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe(
+      'Server-specific request fields sent as given (vLLM/SGLang top_k, min_p, repetition_penalty…): +llm.extra_body.top_k=20.',
+    ),
 });
 
 const compactFiltering = section({
@@ -154,10 +193,11 @@ const rollout = section({
 });
 
 const algorithm = section({
-  adv_estimator: z
-    .string()
+  adv_estimator: names(usable('algorithm.adv_estimator', advantageEstimatorNames))
     .default('grpo')
-    .describe('grpo, rloo, reinforce, reinforce_plus_plus, reinforce_plus_plus_baseline, gae.'),
+    .describe(
+      `Advantage estimator: ${usable('algorithm.adv_estimator', advantageEstimatorNames).join(', ')} (gae needs a critic).`,
+    ),
   norm_adv_by_std_in_grpo: z.boolean().default(true).describe('false = Dr.GRPO (no std normalization).'),
   gamma: z.number().min(0).max(1).default(1).describe('Discount.'),
   lam: z.number().min(0).max(1).default(1).describe('GAE lambda.'),
@@ -165,10 +205,9 @@ const algorithm = section({
     .boolean()
     .default(false)
     .describe('Subtract β·KL(sampler ‖ the policy RL started from) from token rewards.'),
-  kl_penalty: z
-    .string()
+  kl_penalty: names(klEstimatorNames)
     .default('kl')
-    .describe('KL estimator in the reward: kl(k1), abs, mse(k2), low_var_kl(k3).'),
+    .describe(`KL estimator in the reward (verl's names): ${klEstimatorNames.join(', ')}.`),
   kl_ctrl: section({
     type: z.enum(['fixed', 'adaptive']).default('fixed'),
     kl_coef: z.number().min(0).default(0.001),
@@ -176,8 +215,7 @@ const algorithm = section({
     horizon: z.number().positive().default(10000),
   }),
   rollout_correction: section({
-    tis_mode: z
-      .enum(['none', 'token', 'sequence'])
+    tis_mode: names(['none', ...rolloutCorrectionLevels])
       .default('none')
       .describe('Truncated IS between sampler and trainer.'),
     tis_cap: z.number().positive().default(2).describe('Cap of the IS weight.'),
@@ -185,19 +223,20 @@ const algorithm = section({
 });
 
 const actor = section({
-  loss_fn: z
-    .enum(['ppo', 'importance_sampling', 'cispo'])
+  loss_fn: names(RL_LOSS_FNS, verlPolicyLossAliases)
     .default('ppo')
-    .describe('Policy loss (Tinker names): ppo (clipped), importance_sampling, cispo.'),
+    .describe(
+      `Policy loss (Tinker's names): ${RL_LOSS_FNS.join(', ')}; verl's ${Object.keys(verlPolicyLossAliases).join(', ')} = ppo.`,
+    ),
   clip_ratio_low: z.number().min(0).default(0.2).describe('PPO: ratio ≥ 1 − clip_ratio_low.'),
   clip_ratio_high: z
     .number()
     .min(0)
     .default(0.28)
     .describe('PPO: ratio ≤ 1 + clip_ratio_high (DAPO clip-higher).'),
-  loss_agg_mode: z
-    .enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'])
-    .default('seq-mean-token-sum'),
+  loss_agg_mode: names(lossAggregationModes)
+    .default('seq-mean-token-sum')
+    .describe('How token losses are averaged (verl).'),
   use_kl_loss: z
     .boolean()
     .default(false)

@@ -53,7 +53,7 @@ export type {
   PolicyLossMetrics,
   PolicyLossResult,
 } from './policy-loss-types.ts';
-export { computePolicyLoss, policyLossNames } from './policy-losses.ts';
+export { computePolicyLoss, policyLossNames, verlPolicyLossAliases } from './policy-losses.ts';
 export {
   type RolloutCorrection,
   type RolloutCorrectionInput,

@@ -21,7 +21,14 @@ const kernels: Record<string, PolicyLossKernel> = {
   cross_entropy: crossEntropyLoss,
 };
 
-export const policyLossNames: readonly string[] = Object.keys(kernels);
+/** verl's `policy_loss.loss_mode` names for the kernels above: its `vanilla` is the clipped `ppo`. */
+export const verlPolicyLossAliases = { vanilla: 'ppo' } as const;
+
+/** Every name `computePolicyLoss` takes: Tinker's, then verl's aliases. */
+export const policyLossNames: readonly string[] = [
+  ...Object.keys(kernels),
+  ...Object.keys(verlPolicyLossAliases),
+];
 
 function checkInputs(what: string, kernel: PolicyLossKernel, input: PolicyLossInput): void {
   assertSameShape(what, 'logprobs_B_T', input.logprobs_B_T, 'mask_B_T', input.mask_B_T);
@@ -57,7 +64,11 @@ export function computePolicyLoss(
   input: PolicyLossInput,
   config: PolicyLossConfig = {},
 ): PolicyLossResult {
-  const kernel = lookupByName('policy loss', kernels, name);
+  const kernel = lookupByName(
+    'policy loss',
+    kernels,
+    (verlPolicyLossAliases as Record<string, string>)[name] ?? name,
+  );
   const what = `policy loss "${name}"`;
   checkInputs(what, kernel, input);
   const resolved = resolvePolicyLossConfig(what, config);
