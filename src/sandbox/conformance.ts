@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isConfigError, isSandboxError } from '../errors.ts';
+import { runHostSideAttacks } from './host-side-attacks.ts';
 import { type CreateSandboxOptions, LABELS, type Sandbox, type SandboxProvider } from './types.ts';
 
 /**
@@ -259,6 +260,8 @@ export function runSandboxConformance(target: ConformanceTarget): void {
         }
       });
     });
+
+    runHostSideAttacks(sandbox);
 
     describe('fork and snapshot', () => {
       it('fork(n) gives n independent sandboxes with the current filesystem', async () => {

@@ -2,9 +2,9 @@ import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { SandboxError, SandgymError } from '../../errors.ts';
+import { extractTar } from '../extract-tar.ts';
 import { engineMessage, httpStatus } from './docker-api.ts';
 import { type ExecTarget, explainFailure } from './exec-session.ts';
-import { extractTar } from './extract-tar.ts';
 import { packDirectory } from './pack-directory.ts';
 
 /** Deadline of one archive transfer; large directories over a local socket take seconds, not minutes. */
@@ -74,7 +74,7 @@ export async function downloadDirectory(
     `downloadDir ${sandboxDir}`,
   );
   try {
-    await extractTar(source, hostDir, 1);
+    await extractTar(source, hostDir, { stripComponents: 1 });
   } catch (e) {
     source.destroy();
     if (e instanceof SandgymError)

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
-import type { Writable } from 'node:stream';
-import { SandgymError } from '../../errors.ts';
+import { Readable } from 'node:stream';
+import { SandboxError, SandgymError } from '../../errors.ts';
+import { extractTar } from '../extract-tar.ts';
 import type { ExecResult } from '../types.ts';
 import type { EnvdClient } from './envd-client.ts';
 import { withIdleDeadline } from './http-transport.ts';
@@ -57,8 +57,7 @@ export async function uploadDirectory(
 
 /**
  * Copies `sandboxDir`'s contents into a host directory. The archive comes from inside the sandbox, so it
- * is untrusted: host tar refuses `..` members and writing through symlinks, and with
- * --no-same-owner/--no-same-permissions nothing comes out setuid or owned by someone else.
+ * is untrusted: extractTar applies the PEP 706 "data" rules on the host.
  */
 export async function downloadDirectory(
   host: TransferHost,
@@ -72,41 +71,25 @@ export async function downloadDirectory(
   try {
     if (packed.exitCode !== 0)
       throw host.failure(new Error(packed.stderr.trim()), `cannot pack ${sandboxDir}`);
-    await mkdir(hostDir, { recursive: true });
-    const tar = spawn('tar', ['-C', hostDir, '--no-same-owner', '--no-same-permissions', '-xf', '-'], {
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    const unpacked = hostTarResult(tar, `cannot unpack into host directory ${hostDir}`);
+    let res: Awaited<ReturnType<EnvdClient['download']>>;
     try {
-      const res = await host.envd.download(archive);
-      await feed(withIdleDeadline(res, host.streamIdleTimeoutMs), tar.stdin!);
+      res = await host.envd.download(archive);
     } catch (e) {
-      tar.kill('SIGKILL');
-      await unpacked.catch(() => {});
       throw host.failure(e, `cannot download ${sandboxDir}`);
     }
-    await unpacked;
+    const body = Readable.from(withIdleDeadline(res, host.streamIdleTimeoutMs));
+    try {
+      await extractTar(body, hostDir);
+    } catch (e) {
+      res.destroy();
+      // A refused archive is the sandbox's doing, not a transport fault: retrying will not help.
+      if (e instanceof SandgymError && !(e instanceof SandboxError))
+        throw new SandboxError(host.id, `downloadDir ${sandboxDir}: ${e.message}`, { cause: e });
+      throw host.failure(e, `cannot download ${sandboxDir}`);
+    }
   } finally {
     await host.exec(['rm', '-f', '--', archive], { timeoutMs: 60_000 }).catch(() => {});
   }
-}
-
-/**
- * Writes the chunks into host tar's stdin. Tar may exit once it has read the end-of-archive blocks,
- * before the record padding after them: a closed stdin then ends the copy, and tar's exit code decides.
- */
-async function feed(chunks: AsyncIterable<Buffer>, sink: Writable): Promise<void> {
-  sink.on('error', () => {});
-  for await (const chunk of chunks) {
-    if (sink.destroyed) break;
-    if (!sink.write(chunk)) {
-      await new Promise((resolve) => {
-        sink.once('drain', resolve);
-        sink.once('close', resolve);
-      });
-    }
-  }
-  sink.end();
 }
 
 function temporaryArchive(kind: string): string {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { ConfigError, SandboxError } from '../../errors.ts';
+import { ConfigError, SandboxError, SandgymError } from '../../errors.ts';
+import { extractTar } from '../extract-tar.ts';
 import type { RawCommandParams, RawResult } from './raw-command.ts';
 
 /** Deadline of one file operation; a stuck filesystem must not hang the caller. */
@@ -14,7 +14,7 @@ export interface FileOpsHost {
   readonly workdir: string;
   raw(
     argv: readonly string[],
-    options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'timeoutMs'>,
+    options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'timeoutMs' | 'signal'>,
   ): Promise<RawResult>;
 }
 
@@ -82,9 +82,8 @@ export async function uploadDirectory(host: FileOpsHost, hostDir: string, sandbo
 }
 
 /**
- * Streams `sandboxDir` out through tar into a host directory. The archive comes from inside the sandbox,
- * so it is untrusted: host tar refuses `..` members and writing through symlinks, and with
- * --no-same-owner/--no-same-permissions nothing comes out setuid or owned by someone else.
+ * Streams `sandboxDir` out through the sandbox's tar into a host directory. The archive is untrusted (the
+ * sandbox's tar can be anything): extractTar applies the PEP 706 "data" rules on the host.
  */
 export async function downloadDirectory(
   host: FileOpsHost,
@@ -92,22 +91,25 @@ export async function downloadDirectory(
   hostDir: string,
 ): Promise<void> {
   const abs = sandboxPath(host, sandboxDir);
-  await mkdir(hostDir, { recursive: true });
-  const tar = spawn('tar', ['-C', hostDir, '--no-same-owner', '--no-same-permissions', '-xf', '-'], {
-    stdio: ['pipe', 'ignore', 'pipe'],
+  const archive = new PassThrough();
+  const stop = new AbortController();
+  const extracted = extractTar(archive, hostDir).catch((e: unknown) => {
+    stop.abort();
+    throw e instanceof SandgymError && !(e instanceof SandboxError)
+      ? new SandboxError(host.id, `downloadDir ${abs}: ${e.message}`, { cause: e })
+      : e;
   });
-  tar.stdin!.on('error', () => {});
-  const tarResult = hostToolResult(tar, `cannot unpack into host directory ${hostDir}`, host.id);
+  extracted.catch(() => {});
   const r = await host.raw(['tar', '-c', '-C', abs, '-f', '-', '.'], {
-    stdout: tar.stdin!,
+    stdout: archive,
     timeoutMs: FILE_OP_TIMEOUT_MS,
+    signal: stop.signal,
   });
-  if (r.exitCode !== 0) {
-    tar.kill('SIGKILL');
-    await tarResult.catch(() => {});
+  if (r.exitCode !== 0 && !stop.signal.aborted) {
+    archive.destroy();
     throw failure(host, `cannot download ${abs}`, r);
   }
-  await tarResult;
+  await extracted;
 }
 
 function hostToolResult(child: ReturnType<typeof spawn>, what: string, id: string): Promise<void> {

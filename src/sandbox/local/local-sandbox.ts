@@ -210,7 +210,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
 
   async raw(
     argv: readonly string[],
-    options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'timeoutMs'>,
+    options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'timeoutMs' | 'signal'>,
   ): Promise<RawResult> {
     return runRawCommand({ ...this.enterParams(argv, '/', undefined), ...options });
   }

@@ -13,6 +13,8 @@ export interface RawCommandParams extends Omit<EnterParams, 'stdin'> {
   /** Where stdout goes; collected into `stdout` when absent. */
   stdout?: NodeJS.WritableStream;
   timeoutMs: number;
+  /** Kills the command (a reader on the host gave up on its output). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -44,6 +46,8 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
     timedOut = true;
     void p.group.kill();
   }, p.timeoutMs);
+  const abort = () => void p.group.kill();
+  p.signal?.addEventListener('abort', abort, { once: true });
   try {
     const exitCode = await new Promise<number>((resolve, reject) => {
       child.once('error', (e) => reject(startFailure(p.sandboxId, e)));
@@ -52,6 +56,7 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
     return { exitCode: timedOut ? 124 : exitCode, stdout: Buffer.concat(chunks), stderr };
   } finally {
     clearTimeout(timer);
+    p.signal?.removeEventListener('abort', abort);
     p.group.release();
   }
 }
