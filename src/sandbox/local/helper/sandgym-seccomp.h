@@ -1,0 +1,19 @@
+/* The local sandbox's seccomp filter (seccomp.c). */
+#ifndef SANDGYM_SECCOMP_H
+#define SANDGYM_SECCOMP_H
+#include <stdio.h>
+
+/* Builds the filter once per process (forks inherit it): 0, or -1 with errno set. */
+int sandgym_prepare_seccomp(void);
+
+/* Loads the filter into the calling thread (and sets no_new_privs): 0, or -1 with errno set. */
+int sandgym_install_seccomp(void);
+
+/* A memfd holding the filter as classic BPF, at offset 0 and inherited across exec, for bwrap's
+ * `--seccomp FD`: the fd, or -1 with errno set. */
+int sandgym_seccomp_bpf_fd(void);
+
+/* Writes the filter's rules to `out`, one a line, for tests: 0, or -1 with errno set. */
+int sandgym_print_seccomp(FILE *out);
+
+#endif
