@@ -111,10 +111,15 @@ export class ImageStore {
     return text === undefined ? undefined : (JSON.parse(text) as LayerInfo);
   }
 
-  /** A fresh directory to build a layer in; fill `<dir>/rootfs`, then `commitLayer`. */
+  /**
+   * A fresh directory to build a layer in; fill `<dir>/rootfs`, then `commitLayer`. It is 0700: a layer
+   * holds what a sandbox's root made, which no other host user may read or run.
+   */
   async newLayerDir(runId: string): Promise<string> {
     const dir = join(this.layersDir, `${TEMP_PREFIX}${runId}-${randomBytes(4).toString('hex')}`);
-    await mkdir(join(dir, 'rootfs'), { recursive: true });
+    await mkdir(this.layersDir, { recursive: true });
+    await mkdir(dir, { mode: 0o700 });
+    await mkdir(join(dir, 'rootfs'));
     return dir;
   }
 

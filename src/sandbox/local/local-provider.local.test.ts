@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -125,6 +125,29 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
     await Promise.all([s, t, u, f!, g!].map((b) => b.close()));
     await removeTestImage(provider.store, 'sandgym-test/local-stack:2');
     await removeTestImage(provider.store, 'sandgym-test/local-stack:1');
+  });
+
+  it('snapshot of a setuid-root shell and a disk device node stores neither on the host, in a 0700 layer', async () => {
+    const s = await provider.create({ image: 'sandgym/base' });
+    const r = await s.exec(
+      'cp /bin/sh /opt/rootshell && chmod 6755 /opt/rootshell && mkdir -m 777 /opt/open && ' +
+        '(mknod /opt/sda b 8 0 || true) && (mknod /opt/mem c 1 1 || true) && rm /etc/issue',
+    );
+    assert.equal(r.exitCode, 0, r.stderr);
+    await s.snapshot('sandgym-test/local-setuid:1');
+    const [key] = (await provider.store.get('sandgym-test/local-setuid:1'))!.layers;
+    const layer = join(provider.store.layersDir, key!);
+    assert.equal(statSync(layer).mode & 0o777, 0o700, 'no other host user can reach the layer');
+    const rootfs = provider.store.layerRootfs(key!);
+    assert.equal(statSync(join(rootfs, 'opt/rootshell')).mode & 0o7777, 0o755, 'setuid/setgid stripped');
+    assert.equal(existsSync(join(rootfs, 'opt/sda')), false, 'block device removed');
+    assert.equal(existsSync(join(rootfs, 'opt/mem')), false, 'character device removed');
+    assert.ok(lstatSync(join(rootfs, 'etc/issue')).isCharacterDevice(), 'the whiteout of a deletion stays');
+    const t = await provider.create({ image: 'sandgym-test/local-setuid:1' });
+    const seen = await t.exec('stat -c %a /opt/rootshell; test -e /etc/issue || echo deleted');
+    assert.equal(seen.stdout, '755\ndeleted\n');
+    await Promise.all([s.close(), t.close()]);
+    await removeTestImage(provider.store, 'sandgym-test/local-setuid:1');
   });
 
   it('resolves relative paths and cwd against the workdir', async () => {

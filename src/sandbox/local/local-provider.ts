@@ -9,6 +9,7 @@ import { runHostCommand } from '../images/host-command.ts';
 import { normalizeImageName } from '../images/image-name.ts';
 import { type ImageRecord, ImageStore } from '../images/image-store.ts';
 import { recipeKey } from '../images/recipe-key.ts';
+import { sanitizeLayer } from '../images/sanitize-layer.ts';
 import {
   type CreateSandboxOptions,
   type GcOptions,
@@ -267,6 +268,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
       await parent.whileFrozen(() =>
         runHostCommand('cp', ['-a', '--', `${parent.upperPath}/.`, `${dir}/rootfs/`]),
       );
+      await sanitizeLayer(join(dir, 'rootfs'));
       const key = recipeKey({
         snapshotOf: parent.id,
         layers: parent.layers,
