@@ -187,6 +187,7 @@ function toTemplateMessage(m: ChatMessage): Record<string, unknown> {
   return {
     role: m.role,
     content: m.content,
+    ...(m.reasoning_content !== undefined ? { reasoning_content: m.reasoning_content } : {}),
     ...(m.tool_calls?.length
       ? {
           tool_calls: m.tool_calls.map((c) => ({

@@ -4,6 +4,7 @@ import type { ChatTemplate } from './chat-template.ts';
 import type { CompletionBackend } from './completion-backend.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
 import { parseToolCalls } from './parse-tool-calls.ts';
+import { splitReasoning } from './split-reasoning.ts';
 import { turnBridgeIds } from './turn-bridge.ts';
 import type {
   AssistantMessage,
@@ -128,10 +129,12 @@ export class TokenSampler implements Sampler {
       signal: request.signal,
     });
     const rawText = template.decode(out.completionIds);
-    const parsed = parseToolCalls(rawText, { tools: request.tools });
+    const { reasoning, content } = splitReasoning(rawText);
+    const parsed = parseToolCalls(content, { tools: request.tools });
     const message: AssistantMessage = {
       role: 'assistant',
       content: parsed.content,
+      ...(reasoning !== undefined ? { reasoning_content: reasoning } : {}),
       ...(parsed.toolCalls.length ? { tool_calls: parsed.toolCalls } : {}),
     };
     this.state = {
@@ -211,6 +214,7 @@ function fingerprint(value: ChatMessage | ToolSpec[]): string {
         })),
         tool_call_id: value.tool_call_id,
         name: value.name,
+        reasoning_content: value.reasoning_content,
       };
   return createHash('sha256').update(JSON.stringify(canonical)).digest('base64');
 }

@@ -22,6 +22,11 @@ export interface ChatMessage {
   tool_call_id?: string;
   /** Tool only: the tool's name (some templates render it). */
   name?: string;
+  /**
+   * Assistant only: the model's reasoning (Qwen3's `<think>` block), apart from `content`, as vLLM's
+   * reasoning parsers and transformers' templates name it.
+   */
+  reasoning_content?: string;
 }
 
 export type AssistantMessage = ChatMessage & { role: 'assistant' };
