@@ -201,11 +201,20 @@ static int fail(int rc) {
 }
 
 /*
- * The filter as classic BPF, built once per process: building takes milliseconds (10-50 on this
- * 2-core machine), loading the built program 0.15; the fork server builds it at start, and every
- * exec is a fork of it.
+ * The filter as classic BPF. Building it takes 2 ms of CPU, and 10-50 ms of wall time on this loaded
+ * 2-core machine, for each exec (every command runs a new sandgym-helper); loading a built program
+ * takes 0.15 ms. So helper-binary.ts builds it once when it compiles the helper, with this file's
+ * `bpf-c` mode, and compiles the result in as SANDGYM_SECCOMP_PREBUILT (a file of sock_filter
+ * initializers). Without it (tests, other builds), it is built on first use.
  */
+#ifdef SANDGYM_SECCOMP_PREBUILT
+static struct sock_filter prebuilt[] = {
+#include SANDGYM_SECCOMP_PREBUILT
+};
+static struct sock_fprog program = {sizeof prebuilt / sizeof *prebuilt, prebuilt};
+#else
 static struct sock_fprog program;
+#endif
 
 int sandgym_prepare_seccomp(void) {
   if (program.filter) return 0;
@@ -265,10 +274,19 @@ int sandgym_print_seccomp(FILE *out) {
 /*
  * For tests, built on its own (`cc -DSANDGYM_SECCOMP_MAIN seccomp.c -lseccomp`):
  *   rules            print the rule list
+ *   bpf-c            print the built program as C initializers (SANDGYM_SECCOMP_PREBUILT)
  *   run ARGV...      run ARGV under the filter
  */
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "rules") == 0) return sandgym_print_seccomp(stdout) == 0 ? 0 : 1;
+  if (argc == 2 && strcmp(argv[1], "bpf-c") == 0) {
+    if (sandgym_prepare_seccomp() != 0) return 1;
+    for (size_t k = 0; k < program.len; k++) {
+      const struct sock_filter *f = &program.filter[k];
+      printf("{0x%x, %u, %u, 0x%x},\n", f->code, f->jt, f->jf, f->k);
+    }
+    return 0;
+  }
   if (argc >= 3 && strcmp(argv[1], "run") == 0) {
     if (sandgym_install_seccomp() != 0) {
       perror("sandgym_install_seccomp");
