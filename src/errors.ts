@@ -20,8 +20,17 @@ export class ConfigError extends SandgymError {
   override name = 'ConfigError';
 }
 
+/**
+ * A fault of the infrastructure an episode runs on — the sandbox, the LLM server, the training engine's
+ * service — not of sandgym's code or the agent: the only errors an episode absorbs as a masked `error`
+ * result (and retries). Everything else, a TypeError in a tool included, is a bug and stops the run.
+ */
+export class InfrastructureError extends SandgymError {
+  override name = 'InfrastructureError';
+}
+
 /** A sandbox is broken, closed, or could not be created. Exec failures are data, not this. */
-export class SandboxError extends SandgymError {
+export class SandboxError extends InfrastructureError {
   override name = 'SandboxError';
   readonly sandboxId: string | undefined;
 
@@ -46,6 +55,11 @@ export function isSandgymError(e: unknown): e is SandgymError {
 
 export function isSandboxError(e: unknown): e is SandboxError {
   return e instanceof SandboxError;
+}
+
+/** The sandbox, the LLM server or the engine failed: an episode may end as `error`; anything else propagates. */
+export function isInfrastructureFault(e: unknown): e is InfrastructureError {
+  return e instanceof InfrastructureError;
 }
 
 export function isConfigError(e: unknown): e is ConfigError {

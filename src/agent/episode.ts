@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/index.ts';
 import { type EpisodeGrade, prepareSandbox, SWEEnv } from '../env/index.ts';
-import { errorMessage, isSandboxError } from '../errors.ts';
+import { errorMessage, isInfrastructureFault } from '../errors.ts';
 import type { Sampler } from '../llm/types.ts';
 import type { Sandbox, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../tasks/index.ts';
@@ -43,7 +43,7 @@ export function promptNameFor(task: Task, configured: string): string {
 /**
  * One whole episode: prepare the task's sandbox (unless given one), let the agent work, take its patch,
  * grade it on a fresh sandbox with its own budget, and close everything. Infrastructure faults end the
- * episode as `error` with reward null — never a 0 — and never throw.
+ * episode as `error` with reward null — never a 0 — and never throw; anything else (a bug) throws.
  */
 export async function runEpisode(o: EpisodeOptions): Promise<Trajectory> {
   const startedAt = new Date();
@@ -74,7 +74,7 @@ export async function runEpisode(o: EpisodeOptions): Promise<Trajectory> {
         ...(o.signal ? { signal: o.signal } : {}),
       });
     } catch (e) {
-      if (!isSandboxError(e)) throw e;
+      if (!isInfrastructureFault(e)) throw e;
       return finish({
         termination: 'error',
         detail: `preparing the sandbox: ${e.message}`,
@@ -137,7 +137,7 @@ export async function runEpisode(o: EpisodeOptions): Promise<Trajectory> {
       patch = await env.patch();
       graded = await gradeOnce(o.grades, task, patch, () => env.grade(patch));
     } catch (e) {
-      if (!isSandboxError(e)) throw e;
+      if (!isInfrastructureFault(e)) throw e;
       return finish({
         ...ended,
         termination: 'error',

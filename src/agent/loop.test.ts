@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SandboxError } from '../errors.ts';
+import { LlmApiError } from '../llm/llm-api-error.ts';
 import type { SampleRequest, SampleResult, Sampler } from '../llm/types.ts';
 import { runAgentLoop } from './loop.ts';
 import { PolicySampler } from './policies/policy-sampler.ts';
@@ -107,7 +108,11 @@ describe('runAgentLoop', () => {
   it('ends as error when the LLM server fails', async () => {
     const failing: Sampler = {
       sample: async () => {
-        throw new Error('503 Service Unavailable after 5 retries');
+        throw new LlmApiError('POST /v1/chat/completions: 503 Service Unavailable after 5 retries', {
+          kind: 'http',
+          url: 'http://127.0.0.1:8000/v1/chat/completions',
+          status: 503,
+        });
       },
       session: () => failing,
     };
@@ -120,6 +125,41 @@ describe('runAgentLoop', () => {
     });
     assert.equal(r.termination, 'error');
     assert.match(r.detail!, /503/);
+  });
+
+  it('lets a bug in a tool or the sampler propagate with its stack instead of masking it', async () => {
+    const buggyEnv = new RecordingEnv();
+    buggyEnv.step = async () => {
+      const tool = undefined as unknown as { run: () => void };
+      tool.run();
+      return { observation: '', done: false };
+    };
+    await assert.rejects(
+      runAgentLoop({
+        env: buggyEnv,
+        sampler: new PolicySampler(plan, 'function_calling'),
+        systemPrompt: 's',
+        budget,
+        toolCallFormat: 'function_calling',
+      }),
+      (e: unknown) => e instanceof TypeError && /loop\.test\.ts/.test(e.stack ?? ''),
+    );
+    const buggySampler: Sampler = {
+      sample: async () => {
+        throw new RangeError('token id out of range');
+      },
+      session: () => buggySampler,
+    };
+    await assert.rejects(
+      runAgentLoop({
+        env: new RecordingEnv(),
+        sampler: buggySampler,
+        systemPrompt: 's',
+        budget,
+        toolCallFormat: 'function_calling',
+      }),
+      RangeError,
+    );
   });
 
   it('ends at the wall clock, aborting a hung sampler', async () => {

@@ -1,4 +1,4 @@
-import { errorMessage, isSandgymError } from '../errors.ts';
+import { errorMessage, isInfrastructureFault } from '../errors.ts';
 import type { ChatMessage, SampleResult, Sampler } from '../llm/types.ts';
 import { extractToolCalls, type TurnCalls } from './extract-tool-calls.ts';
 import type { AgentEnv, EpisodeBudget, TerminationReason, TurnRecord } from './types.ts';
@@ -33,7 +33,8 @@ const NO_CALL_HINT =
 /**
  * The agent loop: sample a turn, run its tool calls, feed back observations, until the agent submits or a
  * budget runs out. The agent's mistakes (no call, malformed call, unknown tool) become observations; only an
- * infrastructure fault (sandbox died, LLM server down after retries) ends the episode as `error`.
+ * infrastructure fault (sandbox died, LLM server down after retries) ends the episode as `error`. Anything
+ * else thrown — a TypeError in a tool — is a bug: it propagates with its stack and stops the run.
  */
 export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
   const now = o.now ?? (() => performance.now());
@@ -71,7 +72,10 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
       if (turnDeadline.expired() || now() >= deadline) {
         return end('timeout', 'episode wall clock ran out while sampling');
       }
-      if (isSandgymError(e) || e instanceof Error) return end('error', `LLM: ${errorMessage(e)}`);
+      // Stopped by the caller (Ctrl-C): not a result, whatever the sampler threw on the way out.
+      if (o.signal?.aborted) return end('error', 'stopped before the episode ended');
+      // Only the server failing is the episode's fault to absorb; a bug in sampling stops the run.
+      if (isInfrastructureFault(e)) return end('error', `LLM: ${errorMessage(e)}`);
       throw e;
     } finally {
       turnDeadline.clear();
@@ -107,7 +111,8 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
       done = await answerCalls(o, messages, turn, turnCalls, result);
     } catch (e) {
       turn.envMs = now() - e0;
-      return end('error', `environment: ${errorMessage(e)}`);
+      if (isInfrastructureFault(e)) return end('error', `environment: ${errorMessage(e)}`);
+      throw e;
     }
     turn.envMs = now() - e0;
     turn.sandboxMs = (o.sandboxMs?.() ?? 0) - sandbox0;

@@ -176,7 +176,7 @@ describe('name-valued settings', () => {
     assert.equal(
       attempt('+rollout.nn=4').message,
       'invalid config:\n  rollout.nn: unknown key; did you mean "n"? (known in rollout: n, n_parallel, ' +
-        'create_concurrency, fork, warm_pool, retry_limit, compact_filtering; new keys go only under llm.extra_body)',
+        'create_concurrency, fork, warm_pool, retry_limit, max_error_fraction, compact_filtering; new keys go only under llm.extra_body)',
     );
     assert.match(
       attempt('+foo=1').message ?? '',

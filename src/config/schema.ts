@@ -201,6 +201,12 @@ const rollout = section({
     .min(0)
     .default(2)
     .describe('Retries of an episode after an infrastructure fault.'),
+  max_error_fraction: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.25)
+    .describe('Stop when more of a batch than this ended in infrastructure errors (after retries).'),
   compact_filtering: compactFiltering,
 });
 

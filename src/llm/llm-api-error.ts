@@ -1,4 +1,4 @@
-import { SandgymError } from '../errors.ts';
+import { InfrastructureError } from '../errors.ts';
 
 /** What went wrong with a call to an LLM server. */
 export type LlmApiErrorKind =
@@ -20,7 +20,7 @@ const MAX_BODY_IN_MESSAGE = 500;
  * `isRetryable` says whether another attempt can succeed (408, 409, 429, 5xx, network faults,
  * timeouts, malformed answers), which is also what the samplers' own retry loop follows.
  */
-export class LlmApiError extends SandgymError {
+export class LlmApiError extends InfrastructureError {
   override name = 'LlmApiError';
   readonly kind: LlmApiErrorKind;
   readonly url: string;

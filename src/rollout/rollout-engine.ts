@@ -4,7 +4,7 @@ import type { Trajectory } from '../agent/types.ts';
 import type { Config } from '../config/index.ts';
 import type { EpisodeGrade } from '../env/index.ts';
 import { prepareSandbox } from '../env/index.ts';
-import { isSandboxError } from '../errors.ts';
+import { isInfrastructureFault } from '../errors.ts';
 import type { Sandbox, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../tasks/index.ts';
 import { Semaphore } from './semaphore.ts';
@@ -14,7 +14,7 @@ export interface RolloutOptions {
   provider: SandboxProvider;
   config: Config;
   samplers: SamplerFactory;
-  /** Finished trajectories are appended here as they end; keys already in it are skipped. */
+  /** Finished trajectories are appended here as they end; keys already in it are skipped, unless they errored. */
   store?: TrajectoryStore;
   onTrajectory?: (t: Trajectory) => void;
   /** Seeds each episode's sampling from this, the task and the sample index: reproducible at any concurrency. */
@@ -58,15 +58,22 @@ type Group = { task: Task; samples: number[]; sandboxes: Promise<(Sandbox | unde
  * - an infrastructure fault (`error`) is retried on a fresh sandbox up to `rollout.retry_limit` times, then
  *   kept as `error` (masked from training, never scored 0);
  * - each finished trajectory goes to the store at once; samples the store already has are skipped, so a
- *   rerun after a kill continues where it stopped.
+ *   rerun after a kill continues where it stopped (an `error` one is run again: it is not a result);
+ * - anything else thrown (a bug) stops the batch: no new episode starts, the running ones are cut short
+ *   (not stored, so a rerun does them), and `run` rejects with that error and its stack.
  */
 export class RolloutEngine {
   private readonly episodes: Semaphore;
   private readonly creations: Semaphore;
   /** Grades of this engine's episodes by task and patch (see EpisodeOptions.grades). */
   private readonly grades = new Map<string, Promise<EpisodeGrade>>();
+  /** Aborted by the caller's signal, or by the first bug. */
+  private readonly signal: AbortSignal;
+  private readonly halt = new AbortController();
+  private bug: { error: unknown } | undefined;
 
   constructor(private readonly o: RolloutOptions) {
+    this.signal = o.signal ? AbortSignal.any([o.signal, this.halt.signal]) : this.halt.signal;
     this.episodes = new Semaphore(o.config.rollout.n_parallel);
     this.creations = new Semaphore(o.config.rollout.create_concurrency);
   }
@@ -74,9 +81,10 @@ export class RolloutEngine {
   async run(tasks: readonly Task[], samplesPerTask: number): Promise<RolloutResult> {
     const stats: RolloutStats = { retries: 0, errors: 0, skipped: 0, forkedGroups: 0, freshSandboxes: 0 };
     const plans = tasks.map((task) => {
-      const samples = Array.from({ length: samplesPerTask }, (_, i) => i).filter(
-        (sample) => !this.o.store?.has(trajectoryKey({ taskId: task.id, sample })),
-      );
+      const samples = Array.from({ length: samplesPerTask }, (_, i) => i).filter((sample) => {
+        const stored = this.o.store?.get(trajectoryKey({ taskId: task.id, sample }));
+        return stored === undefined || stored.termination === 'error';
+      });
       stats.skipped += samplesPerTask - samples.length;
       return { task, samples };
     });
@@ -112,13 +120,21 @@ export class RolloutEngine {
       groups.slice(consumed).map(async (g) => Promise.all((await g.sandboxes).map((s) => s?.close()))),
     );
     const finished = (await Promise.all(running)).filter((t): t is Trajectory => t !== undefined);
+    if (this.bug) throw this.bug.error;
     const order = new Map(tasks.map((t, i) => [t.id, i]));
     finished.sort((a, b) => order.get(a.taskId)! - order.get(b.taskId)! || a.sample - b.sample);
     return { trajectories: finished, stats };
   }
 
   private get aborted(): boolean {
-    return this.o.signal?.aborted ?? false;
+    return this.signal.aborted;
+  }
+
+  /** A bug: remember the first, and stop everything else so it surfaces now, not after the batch. */
+  private stopFor(error: unknown): undefined {
+    this.bug ??= { error };
+    this.halt.abort(error);
+    return undefined;
   }
 
   /** Resolves when an episode slot is free; the returned function frees it. */
@@ -146,7 +162,10 @@ export class RolloutEngine {
         await template.close();
       }
     } catch (e) {
-      if (!isSandboxError(e)) throw e;
+      if (!isInfrastructureFault(e)) {
+        this.stopFor(e);
+        return Array.from({ length: k }, () => undefined);
+      }
       // Let each episode try on its own: a fault of one preparation must not sink the whole group.
       return Array.from({ length: k }, () => undefined);
     }
@@ -156,12 +175,24 @@ export class RolloutEngine {
     return prepareSandbox(task, this.o.provider, {
       scrubGitHistory: this.o.config.env.scrub_git_history,
       create: sandboxCreateOptions(this.o.config, task),
-      ...(this.o.signal ? { signal: this.o.signal } : {}),
+      signal: this.signal,
     });
   }
 
-  /** One sample of a task, retried on a fresh sandbox after an infrastructure fault. */
-  private async episode(
+  /** One sample of a task, retried on a fresh sandbox after an infrastructure fault; a bug stops the batch. */
+  private episode(
+    task: Task,
+    sample: number,
+    sandbox: Sandbox | undefined,
+    stats: RolloutStats,
+  ): Promise<Trajectory | undefined> {
+    // After the caller's own stop, what episodes throw on their way out is a consequence, not a bug.
+    return this.attempts(task, sample, sandbox, stats).catch((e: unknown) =>
+      this.o.signal?.aborted ? undefined : this.stopFor(e),
+    );
+  }
+
+  private async attempts(
     task: Task,
     sample: number,
     sandbox: Sandbox | undefined,
@@ -177,7 +208,7 @@ export class RolloutEngine {
         given = await this.creations
           .use(() => this.prepare(task))
           .catch((e: unknown) => {
-            if (isSandboxError(e)) return undefined;
+            if (isInfrastructureFault(e)) return undefined;
             throw e;
           });
       }
@@ -191,7 +222,7 @@ export class RolloutEngine {
         policy: this.o.samplers.policy,
         ...(this.o.seed !== undefined ? { seed: episodeSeed(this.o.seed + attempt, task.id, sample) } : {}),
         ...(given ? { sandbox: given } : {}),
-        ...(this.o.signal ? { signal: this.o.signal } : {}),
+        signal: this.signal,
       });
       given = undefined;
       // An episode cut short by the user is not a result: a rerun does it again.

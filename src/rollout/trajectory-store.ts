@@ -60,6 +60,10 @@ export class TrajectoryStore {
     return this.done.has(key);
   }
 
+  get(key: string): Trajectory | undefined {
+    return this.done.get(key);
+  }
+
   get size(): number {
     return this.done.size;
   }

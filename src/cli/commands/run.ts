@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import { createSamplerFactory } from '../../agent/samplers.ts';
 import { type Config, loadConfig } from '../../config/index.ts';
 import {
+  checkErrorFraction,
   formatSummary,
   RolloutEngine,
   summarize,
@@ -148,11 +149,14 @@ async function runCommand(overrides: string[], flags: RunFlags): Promise<void> {
   writeFileSync(join(out, 'trajectories.parquet'), Buffer.from(trajectoriesToParquet(store.all())));
   store.close();
   process.stdout.write(`${formatSummary(summary)}\nwritten to ${out}\n`);
+  const ran = store.forTasks(tasks, samples);
+  checkErrorFraction(ran, config.rollout.max_error_fraction, `sandgym run → ${out}`);
   if (ac.signal.aborted) process.exitCode = 130;
 }
 
 function countDone(store: TrajectoryStore, taskId: string, samples: number): number {
   let n = 0;
-  for (let s = 0; s < samples; s++) if (store.has(`${taskId}#${s}`)) n++;
+  for (let s = 0; s < samples; s++)
+    if ((store.get(`${taskId}#${s}`)?.termination ?? 'error') !== 'error') n++;
   return n;
 }

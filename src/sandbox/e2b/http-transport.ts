@@ -1,7 +1,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
-import { SandgymError } from '../../errors.ts';
+import { InfrastructureError, SandgymError } from '../../errors.ts';
 import { abortReason, Http1Client } from './http1-client.ts';
 
 /**
@@ -148,7 +148,7 @@ export async function* withIdleDeadline(res: IncomingMessage, idleMs: number): A
 }
 
 /** A stream that went silent: no data and no keepalive for longer than the read deadline. */
-export class StreamIdleError extends SandgymError {
+export class StreamIdleError extends InfrastructureError {
   override name = 'StreamIdleError';
 
   constructor(what: string, idleMs: number) {

@@ -1,4 +1,4 @@
-import { SandgymError } from '../../errors.ts';
+import { InfrastructureError } from '../../errors.ts';
 
 /**
  * Connect RPC error codes (connectrpc.com/docs/protocol#error-codes) and their HTTP statuses, shared by
@@ -51,7 +51,7 @@ export function rpcCodeOfHttpStatus(status: number): RpcCode {
 }
 
 /** An error of an envd RPC: what the server answered, or what a protocol violation amounts to. */
-export class RpcError extends SandgymError {
+export class RpcError extends InfrastructureError {
   override name = 'RpcError';
   readonly code: RpcCode;
 

@@ -17,6 +17,8 @@ export interface TrainerState {
   curve: { phase: string; step: number; resolvedRate: number }[];
   /** Adaptive KL controller coefficient, when one is in use. */
   klCoef?: number;
+  /** RL steps whose update was skipped for want of a learning signal (every group's rewards equal). */
+  noSignalSteps?: number;
 }
 
 export interface Checkpoint {

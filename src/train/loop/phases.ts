@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { createSamplerFactory, type SamplerFactory } from '../../agent/samplers.ts';
 import type { Trajectory } from '../../agent/types.ts';
 import type { Config } from '../../config/index.ts';
-import { ConfigError } from '../../errors.ts';
+import { ConfigError, SandgymError } from '../../errors.ts';
 import type { ChatTemplate } from '../../llm/index.ts';
 import { assembleTrajectory } from '../../rl/index.ts';
 import {
+  checkErrorFraction,
   exportVerlBatch,
   RolloutEngine,
   type RunSummary,
@@ -229,8 +230,10 @@ export async function rlStep(
     store.close();
   }
   if (ctx.signal?.aborted) return {};
+  checkErrorFraction(trajectories, config.rollout.max_error_fraction, `rl step ${step}`);
   const t1 = performance.now();
   const trainable = selectTrainable(trajectories, config, engine.getInfo().max_seq_len);
+  if (trainable.kept.length === 0) throw nothingToTrainOn(step, trajectories, trainable.metrics);
   const seqs = trainable.kept.map((k) => k.seq);
   const extra: ExtraLogprobs = {};
   if (kl && seqs.length) {
@@ -248,9 +251,17 @@ export async function rlStep(
   let clipped = 0;
   let gradNorm = 0;
   const parts = chunks(batch.datums, config.actor.ppo_max_token_len_per_gpu);
+  // Every advantage zero (each group's rewards equal: all solved or all failed): the loss has no gradient,
+  // but an optimizer step would still move the weights (Adam's momentum, weight decay). Skip it, and say so.
+  const noSignal = batch.datums.length > 0 && batch.samples.every((x) => x.advantages.every((a) => a === 0));
+  if (noSignal) {
+    ctx.log(
+      `rl step ${step}: no learning signal (every group's ${config.rollout.n} rewards were equal); update skipped`,
+    );
+  }
   // Each epoch is one optimizer step on the whole batch; the old logprobs stay the sampler's, so later
   // epochs are off-policy and the PPO clip bounds how far they move.
-  for (let epoch = 0; epoch < config.actor.ppo_epochs && batch.datums.length; epoch++) {
+  for (let epoch = 0; epoch < config.actor.ppo_epochs && !noSignal; epoch++) {
     for (const part of parts) {
       const fb = await engine.forwardBackward(part, config.actor.loss_fn, rlLossConfig(config));
       if (epoch === 0) {
@@ -272,6 +283,7 @@ export async function rlStep(
   return {
     ...batch.metrics,
     ...stats,
+    'rl/no_signal': noSignal ? 1 : 0,
     'reward/resolved_rate': summary.resolvedRate,
     'actor/loss': loss,
     'actor/ratio_mean': ratio,
@@ -281,6 +293,26 @@ export async function rlStep(
     'perf/train_s': (t2 - t1) / 1000,
     'perf/tokens_per_s': (tokens * config.actor.ppo_epochs) / Math.max(1e-9, (t2 - t1) / 1000),
   };
+}
+
+/** A step whose every episode was masked: training would silently do nothing, so the run stops and says why. */
+function nothingToTrainOn(
+  step: number,
+  trajectories: readonly Trajectory[],
+  metrics: Record<string, number>,
+): SandgymError {
+  const masked = Object.entries(metrics)
+    .filter(([k, v]) => k.startsWith('rollout/masked_') && v > 0)
+    .map(([k, v]) => `${k.slice('rollout/masked_'.length)} ${v}`)
+    .join(', ');
+  const details = new Map<string, number>();
+  for (const t of trajectories) if (t.detail) details.set(t.detail, (details.get(t.detail) ?? 0) + 1);
+  const top = [...details].sort((a, b) => b[1] - a[1])[0];
+  return new SandgymError(
+    `rl step ${step}: nothing to train on: all ${trajectories.length} episodes were masked (${masked || 'none ran'})` +
+      `${top ? `; most common ending (${top[1]}×): ${top[0]}` : ''}. Check the budgets against the model ` +
+      '(data.max_prompt_length, data.max_response_length, the engine context) with "sandgym train --dry-run"',
+  );
 }
 
 /**

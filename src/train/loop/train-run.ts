@@ -126,11 +126,19 @@ export async function trainRun(o: TrainRunOptions): Promise<Curve> {
           kl.coef = updateKlController(ctrl, metrics['kl/observed'], metrics['rollout/trained'] ?? 0).coef;
           state.klCoef = kl.coef;
         }
-        await o.metrics.log(step, { ...metrics, 'rl/epoch': epoch + (i + 1) / perEpoch });
+        if (metrics['rl/no_signal']) state.noSignalSteps = (state.noSignalSteps ?? 0) + 1;
+        await o.metrics.log(step, {
+          ...metrics,
+          'rl/epoch': epoch + (i + 1) / perEpoch,
+          'rl/no_signal_steps': state.noSignalSteps ?? 0,
+        });
         o.log(
           `rl step ${step}/${total}: reward ${(metrics['reward/mean'] ?? 0).toFixed(3)}, resolved ` +
             `${(100 * (metrics['reward/resolved_rate'] ?? 0)).toFixed(1)}%, trained on ${metrics['rollout/trained']} ` +
-            `trajectories (${(metrics['perf/rollout_s'] ?? 0).toFixed(0)} s rollout, ${(metrics['perf/train_s'] ?? 0).toFixed(0)} s train)`,
+            `trajectories (${(metrics['perf/rollout_s'] ?? 0).toFixed(0)} s rollout, ${(metrics['perf/train_s'] ?? 0).toFixed(0)} s train)` +
+            (metrics['rl/no_signal']
+              ? `; no learning signal, update skipped (${state.noSignalSteps} such steps)`
+              : ''),
         );
         const last = step === total;
         const save = config.trainer.save_freq;

@@ -1,4 +1,4 @@
-import { SandgymError } from '../../errors.ts';
+import { InfrastructureError } from '../../errors.ts';
 
 /** What went wrong talking to a Tinker API server. */
 export type TinkerApiErrorKind =
@@ -23,7 +23,7 @@ const MAX_BODY_IN_MESSAGE = 500;
  * 429, 5xx, network faults, timeouts and server-side failures), after the client's own retries
  * were used up.
  */
-export class TinkerApiError extends SandgymError {
+export class TinkerApiError extends InfrastructureError {
   override name = 'TinkerApiError';
   readonly kind: TinkerApiErrorKind;
   /** The endpoint, e.g. `forward_backward`. */
