@@ -8,13 +8,12 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # 1. System packages: bubblewrap and catatonit (local sandboxes: isolation, and a pid-1 that reaps and
-#    survives `kill -9 -1`), a C compiler and libseccomp (sandgym-helper and its seccomp filter),
-#    debootstrap (base images), Docker (docker provider).
+#    survives `kill -9 -1`), a C compiler and libseccomp (sandgym-helper, the local provider's only start
+#    path, and its seccomp filter), debootstrap (base images), Docker (docker provider).
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v dockerd >/dev/null || need+=(docker.io)
-command -v nsenter >/dev/null || need+=(util-linux)
 command -v catatonit >/dev/null || need+=(catatonit)
 command -v cc >/dev/null || need+=(gcc libc6-dev)
 [ -e /usr/include/seccomp.h ] || need+=(libseccomp-dev)

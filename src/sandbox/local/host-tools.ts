@@ -5,12 +5,10 @@ import { SandboxError } from '../../errors.ts';
 /** Absolute paths of the host programs the local provider runs. */
 export interface HostTools {
   bwrap: string;
-  nsenter: string;
-  unshare: string;
   /** The pid-1 of every sandbox: reaps orphans and survives `kill -9 -1` from inside. */
   catatonit: string;
-  /** sandgym-helper when it could be compiled here; without it a shell does the same steps. */
-  helper?: string | undefined;
+  /** sandgym-helper, compiled here (helper-binary.ts): it starts and enters every sandbox. */
+  helper: string;
 }
 
 const SEARCH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -19,8 +17,6 @@ type RequiredTool = Exclude<keyof HostTools, 'helper'>;
 const EXTRA: Partial<Record<RequiredTool, string[]>> = { catatonit: ['/usr/libexec/podman'] };
 const PACKAGES: Record<RequiredTool, string> = {
   bwrap: 'bubblewrap',
-  nsenter: 'util-linux',
-  unshare: 'util-linux',
   catatonit: 'catatonit',
 };
 
@@ -38,7 +34,7 @@ function find(name: string, dirs: readonly string[]): string | undefined {
  * Checks that this host can run local sandboxes and finds the tools. Fails with what to do instead of
  * quietly running with weaker isolation.
  */
-export function findHostTools(pathEnv: string | undefined): HostTools {
+export function findHostTools(pathEnv: string | undefined): Omit<HostTools, 'helper'> {
   if (process.platform !== 'linux') {
     throw new SandboxError(
       undefined,
@@ -54,7 +50,7 @@ export function findHostTools(pathEnv: string | undefined): HostTools {
     );
   }
   const dirs = [...(pathEnv ?? '').split(':').filter((d) => d.startsWith('/')), ...SEARCH];
-  const tools: Partial<HostTools> = {};
+  const tools: Partial<Record<RequiredTool, string>> = {};
   const missing: string[] = [];
   for (const name of Object.keys(PACKAGES) as RequiredTool[]) {
     const path = find(name, [...dirs, ...(EXTRA[name] ?? [])]);
@@ -69,5 +65,5 @@ export function findHostTools(pathEnv: string | undefined): HostTools {
         'or run scripts/setup.sh',
     );
   }
-  return tools as HostTools;
+  return tools as Record<RequiredTool, string>;
 }

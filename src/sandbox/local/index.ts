@@ -15,16 +15,13 @@ export { LocalSandbox } from './local-sandbox.ts';
  * Options of the local provider, under `ProviderOptions.options`:
  * - `limits`: `auto` (default: cgroup v2, else v1, else rlimits), or force `cgroup-v1`, `cgroup-v2`, `rlimit`.
  * - `importFromDocker`: copy images missing locally from a Docker engine when one answers (default true).
- * - `helper`: `auto` (default) compiles sandgym-helper with the host's C compiler for faster starts and
- *   execs; `never` uses the shell path.
  */
 export interface LocalOptions {
   limits?: LimitChoice;
   importFromDocker?: boolean;
-  helper?: 'auto' | 'never';
 }
 
-/** The local provider, after checking that this host can run it (root, bwrap, nsenter, catatonit). */
+/** The local provider, after checking that this host can run it (root, bwrap, catatonit, a C compiler). */
 export async function createLocalProvider(options: ProviderOptions = {}): Promise<SandboxProvider> {
   return createLocal(options);
 }
@@ -33,8 +30,7 @@ export async function createLocalProvider(options: ProviderOptions = {}): Promis
 export async function createLocal(options: ProviderOptions = {}): Promise<LocalProvider> {
   const local = parseLocalOptions(options.options ?? {});
   const home = resolveHome(options.home);
-  const tools = findHostTools(process.env.PATH);
-  if (local.helper !== 'never') tools.helper = await prepareHelper(home);
+  const tools = { ...findHostTools(process.env.PATH), helper: await prepareHelper(home) };
   return new LocalProvider({
     home,
     runId: options.runId ?? currentRunId(),
@@ -47,7 +43,7 @@ export async function createLocal(options: ProviderOptions = {}): Promise<LocalP
 const LIMIT_CHOICES: readonly LimitChoice[] = ['auto', 'cgroup-v1', 'cgroup-v2', 'rlimit'];
 
 function parseLocalOptions(raw: Record<string, unknown>): LocalOptions {
-  const valid = ['limits', 'importFromDocker', 'helper'];
+  const valid = ['limits', 'importFromDocker'];
   for (const key of Object.keys(raw)) {
     if (!valid.includes(key)) {
       throw new ConfigError(`unknown local provider option "${key}"; valid options: ${valid.join(', ')}`);
@@ -58,9 +54,6 @@ function parseLocalOptions(raw: Record<string, unknown>): LocalOptions {
   }
   if (raw.importFromDocker !== undefined && typeof raw.importFromDocker !== 'boolean') {
     throw new ConfigError('local provider option importFromDocker must be true or false');
-  }
-  if (raw.helper !== undefined && raw.helper !== 'auto' && raw.helper !== 'never') {
-    throw new ConfigError('local provider option helper must be auto or never');
   }
   return raw as LocalOptions;
 }

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { SandboxError } from '../../errors.ts';
 import { processStartTicks } from '../owner.ts';
 import type { HostChild, SpawnHost } from './fork-server.ts';
 import type { HostTools } from './host-tools.ts';
-import { entryArgs, entryScript, type LimitEntry } from './limit-entry.ts';
+import { entryArgs, type LimitEntry } from './limit-entry.ts';
 
 export interface LaunchParams {
   id: string;
@@ -21,56 +21,112 @@ export interface LaunchParams {
   network: boolean;
   /** Created when missing, as Docker does for a container's working directory. */
   workdir: string;
-  /** Fork: a parent's upper directory (reachable through /proc/<pid>/root) to start from. */
-  copyUpperFrom?: string;
+  /** Fork: a parent's upper directory (reachable through /proc/<pid>/root) to start from, and its uid range. */
+  copyUpperFrom?: { path: string; uidBase: number };
   signal?: AbortSignal;
   timeoutMs?: number;
 }
 
 export interface LaunchedInit {
-  /** bwrap's monitor: the host-side process whose mount namespace holds the sandbox's mounts. */
+  /** sandgym-helper start, bwrap's parent: holds the sandbox's mounts (its mount namespace) and uid range. */
   holder: HostChild;
+  /** The host uid of root inside: the sandbox's ids 0..65535 are host uids uidBase.. (and gids). */
+  uidBase: number;
   init: { pid: number; startTicks: number };
   holderTicks: number;
 }
 
-/**
- * One process does the whole start (sandgym-helper, or this script where it could not be compiled):
- * join the limits, enter a private mount namespace, mount a tmpfs of `diskBytes` (the sandbox's
- * writable disk: full means ENOSPC) on the sandbox directory, holding the overlay's upper, work and
- * mount point, mount the overlay over the image's layers, and exec bwrap with catatonit as pid 1. The
- * mounts exist only in that namespace, so they vanish with the sandbox, even when sandgym is killed;
- * the host sees the directory as it was, holding only meta.json.
- */
-const startScript = (enterLimits: string) => `set -e
-${enterLimits}
-mount -t tmpfs -o "size=$2,mode=0755" sandgym-disk "$1"
-mkdir "$1/upper" "$1/work" "$1/merged"
-[ -z "$4" ] || cp -a "$4/." "$1/upper/"
-cd "$3"
-mount -t overlay -o "lowerdir=$5,upperdir=$1/upper,workdir=$1/work,index=off,redirect_dir=off,metacopy=off" sandgym-root "$1/merged"
-cd /
-shift 5
-exec "$@"`;
+/** Where sandgym-helper mounts a sandbox's tree in its own mount namespace (MNT_DIR in the helper). */
+const MNT_DIR = '/run/sandgym/mnt';
 
+/** Docker's default capabilities (moby daemon/pkg/oci/caps/defaults.go), held in the sandbox's user namespace only. */
+export const DOCKER_CAPS = [
+  'CAP_CHOWN',
+  'CAP_DAC_OVERRIDE',
+  'CAP_FSETID',
+  'CAP_FOWNER',
+  'CAP_MKNOD',
+  'CAP_NET_RAW',
+  'CAP_SETGID',
+  'CAP_SETUID',
+  'CAP_SETFCAP',
+  'CAP_SETPCAP',
+  'CAP_NET_BIND_SERVICE',
+  'CAP_SYS_CHROOT',
+  'CAP_KILL',
+  'CAP_AUDIT_WRITE',
+] as const;
+
+/** Paths Docker makes read-only (moby daemon/pkg/oci/defaults.go): kernel-wide settings. */
+const READONLY_PROC = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'];
+/** Paths Docker hides: kernel memory, other users' keys, timers and interrupts that leak host activity. */
+const MASKED_PROC = [
+  '/proc/acpi',
+  '/proc/asound',
+  '/proc/interrupts',
+  '/proc/kcore',
+  '/proc/keys',
+  '/proc/latency_stats',
+  '/proc/sched_debug',
+  '/proc/scsi',
+  '/proc/timer_list',
+  '/proc/timer_stats',
+];
+
+/** bwrap arguments that mask and freeze /proc as Docker does; paths this kernel lacks are skipped. */
+function procArgs(): string[] {
+  const args: string[] = [];
+  for (const path of READONLY_PROC) if (existsSync(path)) args.push('--ro-bind', path, path);
+  for (const path of MASKED_PROC) {
+    const s = statSync(path, { throwIfNoEntry: false });
+    if (s?.isDirectory()) args.push('--tmpfs', path, '--remount-ro', path);
+    else if (s) args.push('--ro-bind', '/dev/null', path);
+  }
+  return args;
+}
+const PROC_ARGS = procArgs();
+
+/**
+ * sandgym-helper (see helper/sandgym-helper.c) does the whole start: joins the limits, locks a host uid
+ * range and makes the sandbox's user namespace, mounts (in a private mount namespace) a tmpfs of
+ * `diskBytes` with the overlay's upper and work dirs, the image's layers id-mapped into the range, the
+ * overlay of them, then runs bwrap as the range's first uid with catatonit as pid 1. The mounts exist
+ * only in that namespace, so they vanish with the sandbox, even when sandgym is killed; the host sees
+ * the directory as it was, holding only meta.json.
+ */
 function bwrapArgs(p: LaunchParams): string[] {
   return [
     p.tools.bwrap,
+    // The user namespace the helper made (its fd 4): root inside is the range's first host uid.
+    '--userns',
+    '4',
+    '--uid',
+    '0',
+    '--gid',
+    '0',
+    '--unshare-ipc',
+    '--unshare-pid',
+    '--unshare-uts',
+    '--unshare-cgroup',
+    ...(p.network ? [] : ['--unshare-net']),
     '--bind',
-    `${p.dir}/merged`,
+    `${MNT_DIR}/merged`,
     '/',
     '--proc',
     '/proc',
-    // sandgym-helper makes /dev on the sandbox's tmpfs (one bind); the shell path lets bwrap make it.
-    ...(p.tools.helper ? ['--dev-bind', `${p.dir}/dev`, '/dev'] : ['--dev', '/dev']),
+    ...PROC_ARGS,
+    '--dev-bind',
+    `${MNT_DIR}/dev`,
+    '/dev',
     '--ro-bind',
     p.tools.catatonit,
     '/dev/.init',
     ...(p.network ? ['--ro-bind', '/etc/resolv.conf', '/etc/resolv.conf'] : []),
     // bwrap creates it inside the new root, so a symlink in the image cannot point it at the host.
     ...(p.workdir === '/' ? [] : ['--dir', p.workdir]),
-    '--unshare-all',
-    ...(p.network ? ['--share-net'] : []),
+    '--cap-drop',
+    'ALL',
+    ...DOCKER_CAPS.flatMap((c) => ['--cap-add', c]),
     '--as-pid-1',
     '--die-with-parent',
     '--new-session',
@@ -84,33 +140,28 @@ function bwrapArgs(p: LaunchParams): string[] {
   ];
 }
 
-/** The program and arguments that start the sandbox: sandgym-helper, or unshare and the script above. */
-function startCommand(p: LaunchParams): [string, string[]] {
+function startArgs(p: LaunchParams): string[] {
   // Relative lowerdirs keep the mount options short: the kernel caps them at one page.
   const lowerdir = p.layers.map((k) => `${k}/rootfs`).join(':');
-  const disk = String(p.diskBytes);
-  if (p.tools.helper) {
-    const args = [
-      'start',
-      ...entryArgs(p.limits),
-      p.dir,
-      disk,
-      p.layersDir,
-      lowerdir,
-      p.copyUpperFrom ?? '-',
-    ];
-    return [p.tools.helper, [...args, '/bin/cp', '--', ...bwrapArgs(p)]];
-  }
-  const script = ['/bin/sh', '-c', startScript(entryScript(p.limits)), 'sandgym-start'];
-  const args = [p.dir, disk, p.layersDir, p.copyUpperFrom ?? '', lowerdir];
-  return [p.tools.unshare, ['--mount', '--propagation', 'private', ...script, ...args, ...bwrapArgs(p)]];
+  return [
+    'start',
+    ...entryArgs(p.limits),
+    p.dir,
+    String(p.diskBytes),
+    p.layersDir,
+    lowerdir,
+    p.copyUpperFrom?.path ?? '-',
+    String(p.copyUpperFrom?.uidBase ?? 0),
+    '/bin/cp',
+    '--',
+    ...bwrapArgs(p),
+  ];
 }
 
 export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
-  const [file, args] = startCommand(p);
   let holder: HostChild;
   try {
-    holder = await p.spawn(file, args, {
+    holder = await p.spawn(p.tools.helper, startArgs(p), {
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
       env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
     });
@@ -122,7 +173,7 @@ export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
     if (stderr.length < 4096) stderr += b.toString();
   });
   try {
-    const initPid = await readChildPid(holder, p);
+    const { initPid, uidBase } = await readStatus(holder, p);
     await waitForExec(initPid, holder, p.timeoutMs ?? 60_000);
     const startTicks = processStartTicks(initPid);
     const holderTicks = holder.pid === undefined ? undefined : processStartTicks(holder.pid);
@@ -132,7 +183,7 @@ export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
     holder.unref();
     (holder.stderr as Socket).unref();
     (holder.stdio[3] as Socket).unref();
-    return { holder, init: { pid: initPid, startTicks }, holderTicks };
+    return { holder, init: { pid: initPid, startTicks }, holderTicks, uidBase };
   } catch (e) {
     holder.kill('SIGKILL');
     const detail = stderr.trim() || (e instanceof Error ? e.message : String(e));
@@ -140,8 +191,11 @@ export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
   }
 }
 
-/** bwrap writes `{ "child-pid": N, … }` on fd 3 once it has cloned the sandbox's pid 1. */
-function readChildPid(holder: HostChild, p: LaunchParams): Promise<number> {
+/**
+ * On fd 3 the helper writes `{ "uid-base": S }`, then bwrap `{ "child-pid": N, … }` once it has cloned
+ * the sandbox's pid 1.
+ */
+function readStatus(holder: HostChild, p: LaunchParams): Promise<{ initPid: number; uidBase: number }> {
   return new Promise((resolve, reject) => {
     let text = '';
     const status = holder.stdio[3] as Socket;
@@ -155,10 +209,11 @@ function readChildPid(holder: HostChild, p: LaunchParams): Promise<number> {
     };
     const onData = (b: Buffer) => {
       text += b.toString();
-      const m = /"child-pid":\s*(\d+)/.exec(text);
-      if (m) {
+      const pid = /"child-pid":\s*(\d+)/.exec(text);
+      const base = /"uid-base":\s*(\d+)/.exec(text);
+      if (pid && base) {
         done();
-        resolve(Number(m[1]));
+        resolve({ initPid: Number(pid[1]), uidBase: Number(base[1]) });
       }
     };
     status.on('data', onData);

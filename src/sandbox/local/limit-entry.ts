@@ -1,7 +1,7 @@
 /**
  * How a new process puts itself under a sandbox's limits before it execs: its pid written to some
- * cgroup.procs files, and (without cgroups) rlimits. One description, two renderings: shell lines for
- * the shell path and arguments for sandgym-helper.
+ * cgroup.procs files, and (without cgroups) rlimits. One description, two renderings: arguments for
+ * sandgym-helper, and shell lines (the cgroup tests' stand-in for it).
  */
 export interface LimitEntry {
   procsFiles: string[];

@@ -18,7 +18,7 @@ import {
   type SandboxLimits,
   type SandboxProvider,
 } from '../types.ts';
-import { ForkServer, nodeSpawn, type SpawnHost } from './fork-server.ts';
+import { ForkServer, type SpawnHost } from './fork-server.ts';
 import { gcLocal } from './gc.ts';
 import type { HostTools } from './host-tools.ts';
 import { launchInit } from './launch-init.ts';
@@ -78,13 +78,11 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
   }
 
   /**
-   * Starts the host processes of sandboxes (bwrap, and sandgym-helper for each exec): through a fork
-   * server where the helper was compiled (restarted if it died; its sandboxes died with it).
+   * Starts the host processes of sandboxes (sandgym-helper start, and enter for each exec) through a
+   * fork server (restarted if it died; its sandboxes died with it).
    */
   private readonly spawnHost: SpawnHost = (file, args, options) => {
-    const helper = this.config.tools.helper;
-    if (!helper) return nodeSpawn(file, args, options);
-    if (!this.forkServer?.alive) this.forkServer = new ForkServer(helper);
+    if (!this.forkServer?.alive) this.forkServer = new ForkServer(this.config.tools.helper);
     return this.forkServer.spawn(file, args, options);
   };
 
@@ -161,7 +159,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
 
   private async start(
     spec: SandboxSpec,
-    copyUpperFrom?: string,
+    copyUpperFrom?: { path: string; uidBase: number },
     signal?: AbortSignal,
   ): Promise<LocalSandbox> {
     const id = randomBytes(6).toString('hex');
@@ -249,7 +247,11 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
       network: parent.network,
     };
     const results = await parent.whileFrozen(() =>
-      Promise.allSettled(Array.from({ length: n }, () => this.start(spec, parent.upperPath))),
+      Promise.allSettled(
+        Array.from({ length: n }, () =>
+          this.start(spec, { path: parent.upperPath, uidBase: parent.uidBase }),
+        ),
+      ),
     );
     const made = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -268,6 +270,9 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
       await parent.whileFrozen(() =>
         runHostCommand('cp', ['-a', '--', `${parent.upperPath}/.`, `${dir}/rootfs/`]),
       );
+      // The copy is owned by the sandbox's host range; a layer is owned by 0.. like every other, so any
+      // later sandbox sees it through its own id-mapping.
+      await runHostCommand(this.config.tools.helper, ['shift', `${dir}/rootfs`, String(parent.uidBase), '0']);
       await sanitizeLayer(join(dir, 'rootfs'));
       const key = recipeKey({
         snapshotOf: parent.id,

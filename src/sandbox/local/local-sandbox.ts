@@ -61,7 +61,10 @@ export interface LocalSandboxInit {
   ttlMs: number;
 }
 
-/** A running local sandbox: catatonit as pid 1 in its own namespaces, over a private overlay. */
+/**
+ * A running local sandbox: catatonit as pid 1 in its own namespaces (a user namespace whose root is an
+ * unprivileged host uid of the sandbox's own), over a private overlay.
+ */
 export class LocalSandbox implements Sandbox, FileOpsHost {
   readonly provider = 'local';
   readonly id: string;
@@ -78,6 +81,8 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   private readonly spawnHost: SpawnHost;
   private readonly init: { pid: number; startTicks: number };
   readonly holder: HostChild;
+  /** Host uid (and gid) of root inside; the sandbox's ids 0..65535 are host ids uidBase.. */
+  readonly uidBase: number;
   private readonly holderExited: Promise<void>;
   private readonly owner: SandboxOwner;
   private execCount = 0;
@@ -101,6 +106,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     this.limitsHandle = o.limitsHandle;
     this.init = o.launched.init;
     this.holder = o.launched.holder;
+    this.uidBase = o.launched.uidBase;
     this.owner = o.owner;
     this.holderExited = new Promise<void>((resolve) => {
       if (this.holder.exitCode !== null || this.holder.signalCode !== null) resolve();
@@ -174,7 +180,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
       maxOutputBytes: options.maxOutputBytes ?? this.limits.outputBytes,
       signal: options.signal,
     });
-    // nsenter fails the same way a command can (exit 1); only a dead pid 1 makes it the sandbox's fault.
+    // A command can fail as entering does; only a dead pid 1 makes it the sandbox's fault.
     if (result.exitCode !== 0 && !this.closing) this.assertUsable();
     return result;
   }

@@ -1,20 +1,32 @@
 /*
- * sandgym-helper: the two host-side steps of a local sandbox that would otherwise take a shell and
- * several tools each (a process spawn costs a millisecond or more; a sandbox lifecycle is ~30 ms), and
- * the fork server that starts them. sandgym compiles it on first use (see helper-binary.ts) and falls
- * back to the shell path when the host has no C compiler. Both paths make the same sandbox (the shell
- * path has bwrap make /dev).
+ * sandgym-helper: the host-side steps of a local sandbox that would otherwise take a shell and several
+ * tools each (a process spawn costs a millisecond or more; a sandbox lifecycle is ~30 ms), and the fork
+ * server that starts them. sandgym compiles it on first use (see helper-binary.ts); it is the only start
+ * path, so every isolation property below holds for every sandbox.
  *
- *   sandgym-helper start LIMITS DIR DISK_BYTES LAYERS_DIR LOWERDIR COPY_FROM|- CP -- BWRAP_ARGV...
- *     Join the sandbox's limits, enter a private mount namespace, mount a tmpfs of DISK_BYTES on DIR
- *     with the overlay's upper and work dirs (copying COPY_FROM into upper for a fork), mount the
- *     overlay of LOWERDIR (relative to LAYERS_DIR) on DIR/merged, make the sandbox's /dev in DIR/dev,
- *     then exec bwrap.
+ * Isolation model (docs/architecture.md, "Sandbox isolation"): each sandbox gets a user namespace that
+ * maps its uid/gid 0..65535 to a host range S..S+65535 of its own (S >= UID_BASE, locked for the
+ * sandbox's life), so its root is an unprivileged host user; the image's layers (owned by host 0..65535)
+ * are seen through id-mapped mounts, so they appear owned by S.. without a chown.
+ *
+ *   sandgym-helper start LIMITS DIR DISK_BYTES LAYERS_DIR LOWERDIR COPY_FROM|- COPY_BASE CP -- BWRAP_ARGV...
+ *     Join the sandbox's limits; lock a free uid range and make the sandbox's user namespace; in a
+ *     private mount namespace, mount a tmpfs of DISK_BYTES on DIR with the overlay's upper and work dirs
+ *     (copying COPY_FROM into upper for a fork, its owners shifted from range COPY_BASE to ours), mount
+ *     each layer of LOWERDIR (relative to LAYERS_DIR) id-mapped, the overlay of them on DIR/merged, the
+ *     sandbox's /dev in DIR/dev; make DIR reachable at MNT_DIR for the unprivileged bwrap; report
+ *     {"uid-base": S} on fd 3; then run bwrap as host uid S with the user namespace on fd 4, staying its
+ *     parent (we hold the mounts and the range lock until it exits, then exit as it did).
  *
  *   sandgym-helper enter LIMITS INIT_PID CWD -- ARGV...
- *     Join the exec's limits, enter every namespace of the sandbox's pid 1 (its user namespace last,
- *     so the command's capabilities are those of that namespace only) and its root, then run ARGV in
- *     CWD as a child (entering a pid namespace takes a fork) and exit as it did.
+ *     Join the exec's limits, enter every namespace of the sandbox's pid 1 (its user namespace last) and
+ *     its root, become its root (host uid S), cut capabilities to Docker's default set in that namespace
+ *     only, set no_new_privs, join a new session keyring, then run ARGV in CWD as a child (entering a pid
+ *     namespace takes a fork) and exit as it did. Not dumpable: the sandbox cannot read or trace it.
+ *
+ *   sandgym-helper shift DIR FROM TO
+ *     Re-own a copied writable layer: owners FROM..FROM+65535 become TO.., host root (overlayfs'
+ *     whiteouts) becomes TO; any other owner is an error. Set-id bits survive (chown clears them).
  *
  *   LIMITS = N PROCS_FILE... AS_BYTES|- FSIZE_BYTES|-
  *     N cgroup.procs files to write our pid to, then rlimits (address space, file size) or "-".
@@ -32,13 +44,17 @@
  *       P ID PID FD...   started; FD is our end of each pipe (-1 for /dev/null)
  *       X ID CODE SIG    exited (CODE -1 when killed by signal SIG, else SIG 0)
  *       E ID ERRNO       could not start
- *     It dies with its parent, and exits when stdin closes. A request to run this program itself runs
- *     the mode in the forked child, without an exec.
+ *     It dies with its parent, and exits when stdin closes. Every child execs, this program included:
+ *     a forked child holds a copy of every request this server read (other sandboxes' environments
+ *     among them), and exec discards it before anything runs near a sandbox.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
+#include <linux/capability.h>
+#include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -47,11 +63,13 @@
 #include <string.h>
 #include <poll.h>
 #include <stdint.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,6 +117,154 @@ static int expect_separator(int argc, char **argv, int i) {
   return i + 1;
 }
 
+/* ── ids ── */
+
+/*
+ * Sandbox uid ranges: slot k is host uids UID_BASE + k*RANGE .. +RANGE-1, far above any login or
+ * subordinate range (useradd hands out subuids from 100000 up). A slot is taken while a process holds
+ * an flock on LOCK_DIR/k: the kernel drops it when the sandbox's holder dies, however it dies.
+ */
+#define UID_BASE 0x40000000u
+#define RANGE 65536u
+#define SLOTS 16384u
+#define RUN_DIR "/run/sandgym"
+#define LOCK_DIR RUN_DIR "/uid-ranges"
+/* An empty directory on the host: each sandbox's mount namespace mounts its own tree here. */
+#define MNT_DIR RUN_DIR "/mnt"
+/* The user namespace's fd in bwrap (`--userns 4` in launch-init.ts). */
+#define USERNS_FD 4
+
+/* Docker's default capabilities (moby daemon/pkg/oci/caps/defaults.go). */
+static const int docker_caps[] = {CAP_CHOWN,   CAP_DAC_OVERRIDE,     CAP_FSETID,     CAP_FOWNER, CAP_MKNOD,
+                                  CAP_NET_RAW, CAP_SETGID,           CAP_SETUID,     CAP_SETFCAP, CAP_SETPCAP,
+                                  CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_KILL, CAP_AUDIT_WRITE};
+
+/* The seccomp filter (seccomp.c, when present): installed last, right before exec. */
+__attribute__((weak)) int sandgym_install_seccomp(void) { return 0; }
+
+static void mkdir_root(const char *path, mode_t mode) {
+  if (mkdir(path, mode) != 0 && errno != EEXIST) die(1, "mkdir %s: %s", path, strerror(errno));
+}
+
+/* Locks a free uid range; returns its first uid. The lock fd stays open (close-on-exec) in this process. */
+static uid_t lock_uid_range(void) {
+  mkdir_root(RUN_DIR, 0755);
+  mkdir_root(LOCK_DIR, 0700);
+  /* Start at a random slot: concurrent starts then rarely contend for the same one. */
+  unsigned first = 0;
+  int rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (rnd < 0 || read(rnd, &first, sizeof first) != sizeof first) die(1, "read /dev/urandom: %s", strerror(errno));
+  close(rnd);
+  for (unsigned n = 0; n < SLOTS; n++) {
+    unsigned slot = (first + n) % SLOTS;
+    char path[64];
+    snprintf(path, sizeof path, LOCK_DIR "/%u", slot);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) die(1, "open %s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return UID_BASE + slot * RANGE;
+    if (errno != EWOULDBLOCK) die(1, "flock %s: %s", path, strerror(errno));
+    close(fd);
+  }
+  die(1, "all %u sandbox uid ranges are in use", SLOTS);
+  return 0;
+}
+
+static void write_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  ssize_t len = strlen(text);
+  if (fd < 0 || write(fd, text, len) != len) die(1, "write %s: %s", path, strerror(errno));
+  close(fd);
+}
+
+static void become(uid_t uid) {
+  if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0)
+    die(1, "cannot become uid %u: %s", (unsigned)uid, strerror(errno));
+}
+
+/*
+ * A user namespace owned by host uid `base` (so bwrap, running as that uid, may enter it) mapping 0..65535
+ * to base..: made by a child that unshares and waits while we write its maps. Returns an fd to it.
+ */
+static int make_userns(uid_t base) {
+  int ready[2], done[2];
+  if (pipe2(ready, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0) die(1, "pipe: %s", strerror(errno));
+  pid_t child = fork();
+  if (child < 0) die(1, "fork: %s", strerror(errno));
+  if (child == 0) {
+    char c = 0;
+    close(ready[0]);
+    close(done[1]);
+    become(base);
+    if (unshare(CLONE_NEWUSER) != 0) _exit(1);
+    if (write(ready[1], &c, 1) != 1) _exit(1);
+    if (read(done[0], &c, 1) < 0) _exit(1);
+    _exit(0);
+  }
+  close(ready[1]);
+  close(done[0]);
+  char c, path[64], map[64];
+  if (read(ready[0], &c, 1) != 1) die(1, "cannot make a user namespace");
+  snprintf(map, sizeof map, "0 %u %u\n", (unsigned)base, RANGE);
+  snprintf(path, sizeof path, "/proc/%d/uid_map", (int)child);
+  write_file(path, map);
+  snprintf(path, sizeof path, "/proc/%d/gid_map", (int)child);
+  write_file(path, map);
+  snprintf(path, sizeof path, "/proc/%d/ns/user", (int)child);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) die(1, "open %s: %s", path, strerror(errno));
+  close(done[1]);
+  close(ready[0]);
+  while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {
+  }
+  return fd;
+}
+
+/* ── shift ── */
+
+static uid_t shift_from, shift_to;
+
+static int shift_owner(unsigned id, unsigned *out) {
+  if (id >= shift_from && id - shift_from < RANGE) *out = id - shift_from + shift_to;
+  else if (id == 0) *out = shift_to; /* overlayfs makes whiteouts as the mounter, host root */
+  else return -1;
+  return 0;
+}
+
+static int shift_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+  (void)type, (void)ftw;
+  unsigned uid, gid;
+  if (shift_owner(st->st_uid, &uid) != 0 || shift_owner(st->st_gid, &gid) != 0) {
+    fprintf(stderr, "sandgym-helper: %s is owned by %u:%u, outside the sandbox's ids\n", path,
+            (unsigned)st->st_uid, (unsigned)st->st_gid);
+    return 1;
+  }
+  if (uid == st->st_uid && gid == st->st_gid) return 0;
+  if (lchown(path, uid, gid) != 0) return fprintf(stderr, "lchown %s: %s\n", path, strerror(errno)), 1;
+  /* chown clears set-user/group-id; put them back (the tree is private to us while we walk it). */
+  if (!S_ISLNK(st->st_mode) && (st->st_mode & (S_ISUID | S_ISGID)) && chmod(path, st->st_mode & 07777) != 0)
+    return fprintf(stderr, "chmod %s: %s\n", path, strerror(errno)), 1;
+  return 0;
+}
+
+static void shift_tree(const char *dir, uid_t from, uid_t to) {
+  shift_from = from, shift_to = to;
+  if (from != to && nftw(dir, shift_entry, 64, FTW_PHYS | FTW_MOUNT) != 0) die(1, "cannot re-own %s", dir);
+}
+
+static uid_t parse_uid(const char *s) {
+  char *end;
+  unsigned long v = strtoul(s, &end, 10);
+  if (*s == 0 || *end != 0 || v > 0xfffffffful - RANGE) die(2, "bad uid %s", s);
+  return (uid_t)v;
+}
+
+static int shift(int argc, char **argv) {
+  shift_tree(arg(argc, argv, 2), parse_uid(arg(argc, argv, 3)), parse_uid(arg(argc, argv, 4)));
+  return 0;
+}
+
+/* ── start ── */
+
 static void run_cp(const char *cp, const char *from, const char *to) {
   char src[4096];
   snprintf(src, sizeof src, "%s/.", from);
@@ -117,9 +283,9 @@ static void run_cp(const char *cp, const char *from, const char *to) {
 /*
  * The sandbox's /dev, as bwrap's --dev makes it (the same six devices, a private devpts, shm), on the
  * sandbox's tmpfs: one bind mount into the sandbox instead of --dev's tmpfs and seven, about a
- * millisecond per start.
+ * millisecond per start. Owned by the sandbox's root, as a container's /dev is.
  */
-static void make_dev(const char *dir) {
+static void make_dev(const char *dir, uid_t owner) {
   static const struct {
     const char *name;
     int major, minor;
@@ -132,50 +298,152 @@ static void make_dev(const char *dir) {
   snprintf(path, sizeof path, "%s/dev", dir);
   if (mkdir(path, 0755) != 0 || chdir(path) != 0) die(1, "mkdir %s: %s", path, strerror(errno));
   for (size_t k = 0; k < sizeof devices / sizeof *devices; k++)
-    if (mknod(devices[k].name, S_IFCHR | 0666, makedev(devices[k].major, devices[k].minor)) != 0)
+    if (mknod(devices[k].name, S_IFCHR | 0666, makedev(devices[k].major, devices[k].minor)) != 0 ||
+        lchown(devices[k].name, owner, owner) != 0)
       die(1, "mknod %s/%s: %s", path, devices[k].name, strerror(errno));
   for (size_t k = 0; k < sizeof links / sizeof *links; k++)
-    if (symlink(links[k][1], links[k][0]) != 0) die(1, "symlink %s/%s: %s", path, links[k][0], strerror(errno));
+    if (symlink(links[k][1], links[k][0]) != 0 || lchown(links[k][0], owner, owner) != 0)
+      die(1, "symlink %s/%s: %s", path, links[k][0], strerror(errno));
   if (mkdir("shm", 01777) != 0 || mkdir("pts", 0755) != 0) die(1, "mkdir in %s: %s", path, strerror(errno));
-  if (mount("devpts", "pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0)
+  if (lchown(".", owner, owner) != 0 || lchown("shm", owner, owner) != 0 || lchown("pts", owner, owner) != 0)
+    die(1, "chown in %s: %s", path, strerror(errno));
+  char opts[128];
+  snprintf(opts, sizeof opts, "newinstance,ptmxmode=0666,mode=620,uid=%u,gid=%u", (unsigned)owner, (unsigned)owner);
+  if (mount("devpts", "pts", "devpts", MS_NOSUID | MS_NOEXEC, opts) != 0)
     die(1, "mount devpts in %s: %s", path, strerror(errno));
   umask(umask_was);
+}
+
+/*
+ * Mounts each layer of `lower` (colon-separated, relative to the cwd) id-mapped through `userns` at
+ * `into`/0, /1, ...: files owned by host 0..65535 in the shared layer appear owned by the sandbox's
+ * range, read-only. Returns the overlay's lowerdir relative to `into`.
+ */
+static void idmap_layers(const char *lower, int userns, const char *into, char *lowerdir, size_t size) {
+  char *layers = strdup(lower), *save = NULL, path[4096];
+  if (!layers) die(1, "out of memory");
+  mkdir_root(into, 0700);
+  size_t len = 0;
+  int k = 0;
+  for (char *layer = strtok_r(layers, ":", &save); layer; layer = strtok_r(NULL, ":", &save), k++) {
+    int tree = open_tree(AT_FDCWD, layer, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (tree < 0) die(1, "open_tree %s: %s", layer, strerror(errno));
+    struct mount_attr attr = {.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                              .userns_fd = userns};
+    if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+      die(1, "id-map layer %s: %s", layer, strerror(errno));
+    snprintf(path, sizeof path, "%s/%d", into, k);
+    if (mkdir(path, 0700) != 0) die(1, "mkdir %s: %s", path, strerror(errno));
+    if (move_mount(tree, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+      die(1, "mount layer %s: %s", layer, strerror(errno));
+    close(tree);
+    int n = snprintf(lowerdir + len, size - len, "%s%d", k ? ":" : "", k);
+    if (n < 0 || (size_t)n >= size - len) die(1, "the image has too many layers");
+    len += n;
+  }
+  free(layers);
+  if (k == 0) die(2, "no layers");
+}
+
+/* Waits for `child` and exits as it did (a signal death is re-raised, so our parent sees the signal). */
+static int exit_like(pid_t child) {
+  int status;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) die(125, "waitpid: %s", strerror(errno));
+  }
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    signal(sig, SIG_DFL);
+    kill(getpid(), sig);
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 static int start(int argc, char **argv) {
   int i = join_limits(argc, argv, 2);
   const char *dir = arg(argc, argv, i++), *disk = arg(argc, argv, i++), *layers = arg(argc, argv, i++);
-  const char *lower = arg(argc, argv, i++), *copy_from = arg(argc, argv, i++), *cp = arg(argc, argv, i++);
+  const char *lower = arg(argc, argv, i++), *copy_from = arg(argc, argv, i++);
+  const char *copy_base = arg(argc, argv, i++), *cp = arg(argc, argv, i++);
   i = expect_separator(argc, argv, i);
+  prctl(PR_SET_DUMPABLE, 0);
 
+  uid_t base = lock_uid_range();
+  int userns = make_userns(base);
+  mkdir_root(MNT_DIR, 0755);
   if (unshare(CLONE_NEWNS) != 0) die(1, "unshare: %s", strerror(errno));
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) die(1, "make mounts private: %s", strerror(errno));
-  char path[4096], upper[4096], work[4096], opts[4096];
+  char path[4096], upper[4096], work[4096], opts[4096], lowerdir[2048];
   snprintf(opts, sizeof opts, "size=%s,mode=0755", disk);
-  if (mount("sandgym-disk", dir, "tmpfs", 0, opts) != 0) die(1, "mount tmpfs on %s: %s", dir, strerror(errno));
+  if (mount("sandgym-disk", dir, "tmpfs", MS_NOSUID, opts) != 0)
+    die(1, "mount tmpfs on %s: %s", dir, strerror(errno));
   snprintf(upper, sizeof upper, "%s/upper", dir);
   snprintf(work, sizeof work, "%s/work", dir);
   snprintf(path, sizeof path, "%s/merged", dir);
-  if (mkdir(upper, 0755) != 0 || mkdir(work, 0755) != 0 || mkdir(path, 0755) != 0)
+  if (mkdir(upper, 0755) != 0 || mkdir(work, 0700) != 0 || mkdir(path, 0755) != 0)
     die(1, "mkdir in %s: %s", dir, strerror(errno));
-  make_dev(dir);
-  if (strcmp(copy_from, "-") != 0) run_cp(cp, copy_from, upper);
+  /* The upper directory's owner is the owner of the sandbox's /. */
+  if (chown(upper, base, base) != 0) die(1, "chown %s: %s", upper, strerror(errno));
+  make_dev(dir, base);
+  if (strcmp(copy_from, "-") != 0) {
+    run_cp(cp, copy_from, upper);
+    shift_tree(upper, parse_uid(copy_base), base);
+  }
   if (chdir(layers) != 0) die(1, "chdir %s: %s", layers, strerror(errno));
+  snprintf(path, sizeof path, "%s/lower", dir);
+  idmap_layers(lower, userns, path, lowerdir, sizeof lowerdir);
+  if (chdir(path) != 0) die(1, "chdir %s: %s", path, strerror(errno));
   int len = snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,index=off,redirect_dir=off,metacopy=off",
-                     lower, upper, work);
+                     lowerdir, upper, work);
   /* The kernel reads mount options from one page. */
   if (len >= (int)sizeof opts) die(1, "overlay options too long: the image has too many layers");
+  snprintf(path, sizeof path, "%s/merged", dir);
   if (mount("sandgym-root", path, "overlay", 0, opts) != 0) die(1, "mount overlay on %s: %s", path, strerror(errno));
+  /* bwrap runs as the sandbox's uid, which may not search the directories above DIR (~root is 0700). */
+  if (mount(dir, MNT_DIR, NULL, MS_BIND | MS_REC, NULL) != 0) die(1, "bind %s: %s", dir, strerror(errno));
   if (chdir("/") != 0) die(1, "chdir /: %s", strerror(errno));
-  execv(argv[i], argv + i);
-  die(127, "cannot run %s: %s", argv[i], strerror(errno));
-  return 127;
+  dprintf(3, "{ \"uid-base\": %u }\n", (unsigned)base);
+
+  pid_t child = fork();
+  if (child < 0) die(1, "fork: %s", strerror(errno));
+  if (child == 0) {
+    if (dup2(userns, USERNS_FD) != USERNS_FD) die(1, "dup2: %s", strerror(errno));
+    become(base);
+    /* A session keyring of the sandbox's own: keys added inside never land in one the host uses. */
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) die(1, "keyctl: %s", strerror(errno));
+    execv(argv[i], argv + i);
+    die(127, "cannot run %s: %s", argv[i], strerror(errno));
+  }
+  close(userns);
+  /* We stay, holding the mounts' namespace and the uid range's lock, until bwrap exits. */
+  return exit_like(child);
+}
+
+/* ── enter ── */
+
+/* Leaves the capabilities of Docker's default set, in the current user namespace only. */
+static void limit_caps(void) {
+  uint64_t keep = 0;
+  for (size_t k = 0; k < sizeof docker_caps / sizeof *docker_caps; k++) keep |= 1ull << docker_caps[k];
+  for (int cap = 0; cap <= 63; cap++) {
+    if (keep & (1ull << cap)) continue;
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+      die(125, "cannot drop capability %d: %s", cap, strerror(errno));
+  }
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) die(125, "clear ambient caps: %s", strerror(errno));
+  struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+  struct __user_cap_data_struct data[2] = {{0}};
+  for (int w = 0; w < 2; w++) data[w].effective = data[w].permitted = (uint32_t)(keep >> (32 * w));
+  if (syscall(SYS_capset, &header, data) != 0) die(125, "capset: %s", strerror(errno));
 }
 
 static int enter(int argc, char **argv) {
   int i = join_limits(argc, argv, 2);
   const char *init = arg(argc, argv, i++), *cwd = arg(argc, argv, i++);
   i = expect_separator(argc, argv, i);
+  /* Neither the sandbox (whose root has our uid once we enter) nor anyone else may read or trace us. */
+  prctl(PR_SET_DUMPABLE, 0);
 
   /* Open everything first: entering the mount namespace changes what /proc paths mean. */
   /*
@@ -200,9 +468,12 @@ static int enter(int argc, char **argv) {
   }
   if (fchdir(root) != 0 || chroot(".") != 0) die(125, "cannot enter the sandbox's root: %s", strerror(errno));
   close(root);
-  /* bwrap denies setgroups in the sandbox's user namespace; then there are no groups to drop. */
-  if (setgroups(0, NULL) != 0 && errno != EPERM) die(125, "setgroups: %s", strerror(errno));
-  if (setgid(0) != 0 || setuid(0) != 0) die(125, "setuid 0: %s", strerror(errno));
+  /* Root of the sandbox's namespace: host uid S. */
+  if (setgroups(0, NULL) != 0 || setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)
+    die(125, "cannot become the sandbox's root: %s", strerror(errno));
+  limit_caps();
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(125, "no_new_privs: %s", strerror(errno));
+  if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) die(125, "keyctl: %s", strerror(errno));
 
   pid_t child = fork();
   if (child < 0) die(125, "fork: %s", strerror(errno));
@@ -211,24 +482,16 @@ static int enter(int argc, char **argv) {
       fprintf(stderr, "cannot cd to %s: %s\n", cwd, strerror(errno));
       _exit(1);
     }
+    if (sandgym_install_seccomp() != 0) {
+      fprintf(stderr, "sandgym-helper: cannot install the seccomp filter: %s\n", strerror(errno));
+      _exit(125);
+    }
     execvp(argv[i], argv + i);
     int err = errno;
     fprintf(stderr, "%s: %s\n", argv[i], err == ENOENT ? "command not found" : strerror(err));
     _exit(err == ENOENT ? 127 : 126);
   }
-  int status;
-  while (waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) die(125, "waitpid: %s", strerror(errno));
-  }
-  if (WIFSIGNALED(status)) {
-    /* Die the same way, so our parent sees the signal and reports 128+N. */
-    int sig = WTERMSIG(status);
-    struct rlimit no_core = {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
-    signal(sig, SIG_DFL);
-    kill(getpid(), sig);
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit_like(child);
 }
 
 /* ── spawner ── */
@@ -246,8 +509,6 @@ struct job {
 static struct job *jobs;
 static size_t job_count;
 static sigset_t spawner_old_mask;
-static char self_exe[4096];
-static int run_mode(int argc, char **argv);
 
 static struct job *new_job(void) {
   for (size_t k = 0; k < job_count; k++)
@@ -295,14 +556,6 @@ static void exec_child(int detached, int nstdio, int *fds, const char *file, cha
   for (int k = 0; k < nstdio; k++)
     if (fds[k] < 0 || dup2(fds[k], k) < 0) _exit(127);
   close_range(nstdio, ~0U, 0);
-  if (self_exe[0] && strcmp(file, self_exe) == 0) {
-    /* One of our own modes: run it here, sparing an exec of the same program. */
-    extern char **environ;
-    environ = env;
-    int argc = 0;
-    while (args[argc]) argc++;
-    exit(run_mode(argc, args));
-  }
   execve(file, args, env);
   dprintf(2, "sandgym-helper spawner: cannot run %s: %s\n", file, strerror(errno));
   _exit(127);
@@ -402,8 +655,7 @@ static void reap(void) {
 static int spawner(void) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() == 1) return 0; /* the parent died before the line above */
-  ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
-  self_exe[n > 0 ? n : 0] = 0;
+  prctl(PR_SET_DUMPABLE, 0);
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -449,8 +701,9 @@ static int run_mode(int argc, char **argv) {
   const char *mode = arg(argc, argv, 1);
   if (strcmp(mode, "start") == 0) return start(argc, argv);
   if (strcmp(mode, "enter") == 0) return enter(argc, argv);
+  if (strcmp(mode, "shift") == 0) return shift(argc, argv);
   if (strcmp(mode, "spawner") == 0) return spawner();
-  die(2, "unknown mode %s (start, enter or spawner)", mode);
+  die(2, "unknown mode %s (start, enter, shift or spawner)", mode);
   return 2;
 }
 
