@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { access, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SandboxError } from '../../errors.ts';
 import { runHostCommand } from '../images/host-command.ts';
 
+const STALE_MS = 86_400_000;
 const SOURCE_DIR = fileURLToPath(new URL('./helper/', import.meta.url));
 
 /**
@@ -19,8 +20,9 @@ export async function prepareHelper(home: string, compiler = 'cc'): Promise<stri
   const hash = createHash('sha256');
   for (const [k, name] of names.entries()) hash.update(`${name}\0${sources[k]}\0`);
   const binary = join(home, 'bin', `sandgym-helper-${hash.digest('hex').slice(0, 16)}`);
+  // Reused: its mtime says it is in use, so another version's pruning below leaves it alone.
   if (
-    await access(binary).then(
+    await utimes(binary, new Date(), new Date()).then(
       () => true,
       () => false,
     )
@@ -43,10 +45,14 @@ export async function prepareHelper(home: string, compiler = 'cc'): Promise<stri
     );
   }
   await rename(tmp, binary);
-  // Older versions' binaries: a process still running one keeps its copy open, so deleting is safe.
-  const others = (await readdir(join(home, 'bin'))).filter((f) => /^sandgym-helper-[0-9a-f]{16}$/.test(f));
-  await Promise.all(
-    others.filter((f) => join(home, 'bin', f) !== binary).map((f) => rm(join(home, 'bin', f))),
-  );
+  // Other versions: those unused for a day go (sandgym processes of other checkouts may share this home;
+  // a running fork server execs its own binary through an fd, so even a removal under it is harmless).
+  const bin = join(home, 'bin');
+  const others = (await readdir(bin)).filter((f) => /^sandgym-helper-[0-9a-f]{16}$/.test(f));
+  for (const f of others) {
+    const path = join(bin, f);
+    const s = await stat(path).catch(() => undefined);
+    if (path !== binary && s && Date.now() - s.mtimeMs > STALE_MS) await rm(path, { force: true });
+  }
   return binary;
 }

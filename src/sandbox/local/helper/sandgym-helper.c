@@ -509,6 +509,8 @@ struct job {
 static struct job *jobs;
 static size_t job_count;
 static sigset_t spawner_old_mask;
+static char self_path[4096];
+static int self_fd = -1;
 
 static struct job *new_job(void) {
   for (size_t k = 0; k < job_count; k++)
@@ -555,8 +557,12 @@ static void exec_child(int detached, int nstdio, int *fds, const char *file, cha
   for (int k = 0; k < nstdio; k++) fds[k] = fcntl(fds[k], F_DUPFD, 64);
   for (int k = 0; k < nstdio; k++)
     if (fds[k] < 0 || dup2(fds[k], k) < 0) _exit(127);
-  close_range(nstdio, ~0U, 0);
-  execve(file, args, env);
+  /* Close-on-exec rather than closed: fexecve below still needs self_fd (an ELF file, so the exec does
+     not need it after). */
+  if (close_range(nstdio, ~0U, CLOSE_RANGE_CLOEXEC) != 0) _exit(127);
+  /* Our own modes run from the binary we were started from, even if a newer sandgym removed its path. */
+  if (strcmp(file, self_path) == 0) fexecve(self_fd, args, env);
+  else execve(file, args, env);
   dprintf(2, "sandgym-helper spawner: cannot run %s: %s\n", file, strerror(errno));
   _exit(127);
 }
@@ -656,6 +662,13 @@ static int spawner(void) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() == 1) return 0; /* the parent died before the line above */
   prctl(PR_SET_DUMPABLE, 0);
+  /* Above the fds a child's stdio is moved to, so exec_child cannot overwrite it. */
+  int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  self_fd = fcntl(exe, F_DUPFD_CLOEXEC, MAX_STDIO);
+  close(exe);
+  ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+  if (self_fd < 0 || n <= 0) die(1, "cannot open /proc/self/exe: %s", strerror(errno));
+  self_path[n] = 0;
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
