@@ -74,6 +74,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandgym-seccomp.h"
+
 static void die(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -138,9 +140,6 @@ static int expect_separator(int argc, char **argv, int i) {
 static const int docker_caps[] = {CAP_CHOWN,   CAP_DAC_OVERRIDE,     CAP_FSETID,     CAP_FOWNER, CAP_MKNOD,
                                   CAP_NET_RAW, CAP_SETGID,           CAP_SETUID,     CAP_SETFCAP, CAP_SETPCAP,
                                   CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_KILL, CAP_AUDIT_WRITE};
-
-/* The seccomp filter (seccomp.c, when present): installed last, right before exec. */
-__attribute__((weak)) int sandgym_install_seccomp(void) { return 0; }
 
 static void mkdir_root(const char *path, mode_t mode) {
   if (mkdir(path, mode) != 0 && errno != EEXIST) die(1, "mkdir %s: %s", path, strerror(errno));
