@@ -285,6 +285,12 @@ const trainer = section({
     .default(null)
     .describe('Stop after this many steps.'),
   save_freq: z.number().int().min(0).default(5).describe('Checkpoint every K steps (0 = only at the end).'),
+  max_ckpt_to_keep: z
+    .number()
+    .int()
+    .positive()
+    .default(3)
+    .describe('Checkpoints kept; older ones are deleted, on the Tinker server too where it allows.'),
   test_freq: z.number().int().min(0).default(5).describe('Validate every K steps (0 = never).'),
   val_before_train: z.boolean().default(true),
   resume_mode: z
@@ -329,6 +335,20 @@ const engine = section({
     api_key: z.string().nullable().default(null).describe('env TINKER_API_KEY.'),
     base_model: z.string().default('reference-tiny'),
     lora_rank: z.number().int().positive().default(32),
+    tokenizer: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe(
+        "The base model's tokenizer: a Hugging Face id or a local model dir (default: the server's).",
+      ),
+    max_context_tokens: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe("Context length (default: the server's, else the tokenizer dir's config.json)."),
   }),
 });
 

@@ -155,6 +155,11 @@ export interface EngineTokenizer {
   readonly specialTokens: Readonly<Record<string, number>>;
 }
 
+export interface SaveStateOptions {
+  /** A name for the checkpoint, unique within the run (`rl-000040`). */
+  name?: string;
+}
+
 export interface LoadStateOptions {
   /** Also restore the optimizer state (Adam moments and step); false loads weights only. */
   optimizer: boolean;
@@ -171,8 +176,13 @@ export interface TrainingEngine {
   ): Promise<ForwardBackwardOutput>;
   optimStep(adam?: AdamParams): Promise<OptimStepOutput>;
   sample(promptTokens: number[], samplingParams: SamplingParams, numSamples: number): Promise<SampleResponse>;
-  /** Weights, optimizer state, step and generator state, into a directory. */
-  saveState(path: string): Promise<void>;
+  /**
+   * Weights, optimizer state, step and generator state, into a directory (a remote engine keeps them
+   * on its server, named after `options.name`, and writes where into the directory).
+   */
+  saveState(path: string, options?: SaveStateOptions): Promise<void>;
+  /** Frees what saveState(path) keeps outside `path` (a server-side checkpoint); absent when nothing. */
+  deleteState?(path: string): Promise<void>;
   loadState(path: string, options: LoadStateOptions): Promise<void>;
   /** Saves the current weights for a sampler and returns where they are (a path or URI). */
   saveWeightsForSampler(name: string): Promise<string>;

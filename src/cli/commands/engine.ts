@@ -13,6 +13,7 @@ interface ServeFlags {
   weightsDir: string;
   threads?: string;
   longPollSeconds: string;
+  compat: string;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -32,7 +33,11 @@ export function serveOptions(flags: ServeFlags): EngineServerOptions {
       `--model must be one of ${Object.keys(MODEL_PRESETS).join(', ')}, got "${flags.model}"`,
     );
   }
+  if (flags.compat !== 'tinker' && flags.compat !== 'skyrl') {
+    throw new ConfigError(`--compat must be tinker or skyrl, got "${flags.compat}"`);
+  }
   return {
+    compat: flags.compat,
     host: flags.host,
     port: integer('port', flags.port, 0, 65_535),
     apiKey: flags.apiKey || undefined,
@@ -67,6 +72,11 @@ export function registerEngineCommand(program: Command): void {
       'worker threads per model (default: 2 when the machine has them); 1 computes on the server’s own thread, which then answers nothing until each operation ends',
     )
     .option('--long-poll-seconds <s>', 'how long retrieve_future waits before answering 408', '30')
+    .option(
+      '--compat <server>',
+      'tinker; or skyrl: answer as SkyRL tx does where it differs (no tokenizer_id or context, 409 on a repeated checkpoint name, grad_clip_norm ignored), to try clients against it',
+      'tinker',
+    )
     .action(async (flags: ServeFlags) => {
       const options = serveOptions(flags);
       if (!LOOPBACK.has(options.host!) && !options.apiKey) {

@@ -27,8 +27,6 @@ export interface Checkpoint {
   state: TrainerState;
 }
 
-const KEEP = 3;
-
 function name(phase: string, step: number): string {
   return `${phase}-${String(step).padStart(6, '0')}`;
 }
@@ -42,26 +40,44 @@ export async function saveCheckpoint(
   runDir: string,
   engine: TrainingEngine,
   state: TrainerState,
+  keep = 3,
+  warn: (message: string) => void = () => {},
 ): Promise<Checkpoint> {
   const root = join(runDir, 'checkpoints');
   const final = join(root, name(state.phase, state.step));
   const tmp = `${final}.tmp-${randomBytes(4).toString('hex')}`;
   await mkdir(tmp, { recursive: true });
-  await engine.saveState(join(tmp, 'engine'));
+  await engine.saveState(join(tmp, 'engine'), { name: name(state.phase, state.step) });
   await writeFile(join(tmp, 'trainer.json'), `${JSON.stringify(state, null, 2)}\n`);
   await rm(final, { recursive: true, force: true });
   await rename(tmp, final);
   const pointer = join(root, `latest.tmp-${randomBytes(4).toString('hex')}`);
   await writeFile(pointer, `${name(state.phase, state.step)}\n`);
   await rename(pointer, join(root, 'latest'));
-  await prune(root, name(state.phase, state.step));
+  await prune(root, name(state.phase, state.step), keep, engine, warn);
   return { dir: final, engineDir: join(final, 'engine'), state };
 }
 
-async function prune(root: string, keep: string): Promise<void> {
-  const entries = (await readdir(root)).filter((e) => /^[a-z]+-\d{6}$/.test(e) && e !== keep);
+/**
+ * Keeps the newest `keep` checkpoints (`current` among them). An engine that keeps state elsewhere (a
+ * Tinker server) frees it first; when that fails the local pointer is still removed, with a warning,
+ * since the run no longer needs it.
+ */
+async function prune(
+  root: string,
+  current: string,
+  keep: number,
+  engine: TrainingEngine,
+  warn: (message: string) => void,
+): Promise<void> {
+  const entries = (await readdir(root)).filter((e) => /^[a-z]+-\d{6}$/.test(e) && e !== current);
   const byAge = entries.sort();
-  for (const old of byAge.slice(0, Math.max(0, byAge.length - (KEEP - 1)))) {
+  for (const old of byAge.slice(0, Math.max(0, byAge.length - (keep - 1)))) {
+    try {
+      await engine.deleteState?.(join(root, old, 'engine'));
+    } catch (e) {
+      warn(`checkpoint ${old}: ${(e as Error).message}`);
+    }
     await rm(join(root, old), { recursive: true, force: true });
   }
   for (const e of await readdir(root))

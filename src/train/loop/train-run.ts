@@ -55,7 +55,7 @@ export async function trainRun(o: TrainRunOptions): Promise<Curve> {
     state.phase = phase;
     state.step = step;
     if (finished && !state.done.includes(phase)) state.done.push(phase);
-    await saveCheckpoint(o.runDir, o.engine, state);
+    await saveCheckpoint(o.runDir, o.engine, state, config.trainer.max_ckpt_to_keep, o.log);
   };
   const point = async (phase: string, step: number) => {
     if (o.valTasks.length === 0 || state.curve.some((c) => c.phase === phase && c.step === step)) return;
@@ -169,7 +169,7 @@ async function klReference(o: TrainRunOptions, state: TrainerState): Promise<KlR
       o.log('no reference policy saved at the start of RL: the current weights become it');
     const tmp = `${dir}.tmp`;
     await rm(tmp, { recursive: true, force: true });
-    await o.engine.saveState(tmp);
+    await o.engine.saveState(tmp, { name: 'reference-policy' });
     await rename(tmp, dir);
   }
   return { engine: await o.referenceFrom(dir), coef: state.klCoef ?? o.config.algorithm.kl_ctrl.kl_coef };

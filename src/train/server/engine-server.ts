@@ -78,6 +78,10 @@ export class EngineServer {
       answer = errorAnswer(e, this.options.onError);
     }
     if (res.destroyed) return;
+    if (answer.status === 204) {
+      res.writeHead(204).end();
+      return;
+    }
     const text = JSON.stringify(answer.body);
     res.writeHead(answer.status, {
       'content-type': 'application/json',
@@ -88,9 +92,23 @@ export class EngineServer {
 
   private async answer(req: IncomingMessage, signal: AbortSignal): Promise<CachedAnswer> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path === '/openapi.json' && req.method === 'GET' && this.options.compat === 'skyrl') {
+      return { status: 200, body: SKYRL_OPENAPI };
+    }
     if (!path.startsWith(`${API_PREFIX}/`))
       throw new HttpError(404, `no such path ${path}; the API is under ${API_PREFIX}/`);
     const endpoint = path.slice(API_PREFIX.length + 1);
+    const checkpoint = /^training_runs\/([^/]+)\/checkpoints\/([^/]+)\/([^/]+)$/.exec(endpoint);
+    if (checkpoint && req.method === 'DELETE') {
+      this.authenticate(req);
+      const [, modelId, kind, name] = checkpoint.map((p) => decodeURIComponent(p));
+      try {
+        await this.service.deleteCheckpoint(modelId!, kind!, name!);
+        return { status: 204, body: null };
+      } catch (e) {
+        return errorAnswer(e, this.options.onError);
+      }
+    }
     const table = req.method === 'GET' ? this.service.get : req.method === 'POST' ? this.service.post : {};
     const handler = Object.hasOwn(table, endpoint) ? table[endpoint] : undefined;
     if (!handler) {
@@ -136,8 +154,23 @@ export class EngineServer {
   }
 }
 
+/** The part of SkyRL's /openapi.json that tells clients which optimizer fields it reads. */
+const SKYRL_OPENAPI = {
+  openapi: '3.1.0',
+  info: { title: 'sandgym engine serve --compat skyrl', version: '0' },
+  components: {
+    schemas: {
+      AdamParams: {
+        properties: { learning_rate: {}, beta1: {}, beta2: {}, eps: {}, weight_decay: {} },
+      },
+    },
+  },
+};
+
 function errorAnswer(e: unknown, onError: ((message: string) => void) | undefined): CachedAnswer {
-  if (e instanceof HttpError) return { status: e.status, body: { detail: e.message, ...e.body } };
+  if (e instanceof HttpError) {
+    return { status: e.status, body: e.message ? { detail: e.message, ...e.body } : e.body };
+  }
   onError?.(`engine server: request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
   return { status: 500, body: { detail: `internal error: ${errorMessage(e)}` } };
 }

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors.ts';
 import type { Datum, LossFnType } from '../engine.ts';
@@ -11,6 +12,7 @@ import { referenceCapabilities, referenceModelInfo } from './describe-reference-
 import { FuturesTable } from './futures-table.ts';
 import { HttpError } from './http-error.ts';
 import * as schema from './request-schemas.ts';
+import { CHECKPOINT_NAME } from './request-schemas.ts';
 import { ServedModel } from './served-model.ts';
 import { SessionRegistry } from './session-registry.ts';
 
@@ -35,6 +37,14 @@ export interface TinkerServiceOptions {
   resultTtlMs?: number;
   /** A session without heartbeats for this long expires and its models are unloaded. Default 5 min. */
   sessionTimeoutMs?: number;
+  /**
+   * `skyrl`: answer as SkyRL tx's server (a9564572) does where it differs from hosted Tinker, so
+   * clients can be tried against it here: no tokenizer_id, context or vocabulary in get_info and the
+   * capabilities, 409 for a checkpoint name it has (no overwrite), grad_clip_norm dropped, loss_fn_config
+   * refused for importance_sampling and cross_entropy (422), failures as HTTP 400 `{detail}`, and an
+   * /openapi.json whose AdamParams has no grad_clip_norm. Default `tinker`.
+   */
+  compat?: 'tinker' | 'skyrl';
 }
 
 type Handler = (body: unknown, raw: string, signal: AbortSignal) => Promise<unknown> | unknown;
@@ -70,9 +80,13 @@ export class TinkerService {
     });
     this.get = {
       healthz: () => ({ status: 'ok' }),
-      get_server_capabilities: () => referenceCapabilities(this.preset),
+      get_server_capabilities: () =>
+        this.skyrl
+          ? { supported_models: [{ model_name: this.modelName }] }
+          : referenceCapabilities(this.preset),
     };
     this.post = {
+      'client/config': () => ({ pjwt_auth_enabled: false }),
       create_session: (b) => this.createSession(b),
       session_heartbeat: (b) => this.heartbeat(b),
       create_model: (b) => this.createModel(b),
@@ -88,6 +102,29 @@ export class TinkerService {
       asample: (b) => this.sample(b),
       retrieve_future: (b, _raw, signal) => this.retrieveFuture(b, signal),
     };
+  }
+
+  private get skyrl(): boolean {
+    return this.options.compat === 'skyrl';
+  }
+
+  /**
+   * DELETE training_runs/<model_id>/checkpoints/<kind>/<name>: removes a saved checkpoint (its model
+   * may be gone), as Tinker and SkyRL do; 404 when there is none.
+   */
+  async deleteCheckpoint(modelId: string, kind: string, name: string): Promise<void> {
+    if (!CHECKPOINT_NAME.test(modelId) || !CHECKPOINT_NAME.test(name)) {
+      throw new HttpError(400, `no checkpoint ${modelId}/${kind}/${name}: not plain names`);
+    }
+    if (kind !== 'weights' && kind !== 'sampler_weights') {
+      throw new HttpError(
+        400,
+        "Invalid checkpoint identifier. Expected format 'weights/<name>' or 'sampler_weights/<name>'",
+      );
+    }
+    const dir = checkpointDir(this.options.weightsDir, { modelId, kind, name });
+    if (!existsSync(dir)) throw new HttpError(404, `Checkpoint not found: ${modelId}/${name}`);
+    await rm(dir, { recursive: true, force: true });
   }
 
   private createSession(body: unknown) {
@@ -145,6 +182,14 @@ export class TinkerService {
 
   private info(body: unknown): GetInfoResponse {
     const model = this.model(schema.parseRequest(schema.modelRequest, body, 'get_info').model_id);
+    if (this.skyrl) {
+      const model_data = {
+        base_model: this.modelName,
+        lora_config: model.loraConfig ? { rank: model.loraConfig.rank, seed: null } : null,
+        model_name: this.modelName,
+      };
+      return { model_id: model.modelId, status: 'ready', model_data } as GetInfoResponse;
+    }
     return referenceModelInfo(this.preset, model.modelId, model.loraConfig);
   }
 
@@ -176,6 +221,21 @@ export class TinkerService {
       const input = 'forward_input' in req ? req.forward_input : req.forward_backward_input;
       const data = input.data as Datum[];
       const lossFn = input.loss_fn as LossFnType;
+      if (
+        this.skyrl &&
+        input.loss_fn_config &&
+        (lossFn === 'importance_sampling' || lossFn === 'cross_entropy')
+      ) {
+        throw new HttpError(422, '', {
+          detail: [
+            {
+              type: 'value_error',
+              loc: ['body', `${endpoint === 'forward' ? 'forward' : 'forward_backward'}_input`],
+              msg: `Value error, loss_fn='${lossFn}' does not accept loss_fn_config keys. Received: ${JSON.stringify(Object.keys(input.loss_fn_config).sort())}.`,
+            },
+          ],
+        });
+      }
       this.checkPassData(endpoint, data, lossFn);
       const config = input.loss_fn_config ?? undefined;
       return {
@@ -202,6 +262,8 @@ export class TinkerService {
   private optimStep(body: unknown, raw: string): FutureResponse {
     return this.sequenced('optim_step', body, raw, (model) => {
       const req = schema.parseRequest(schema.optimStepRequest, body, 'optim_step');
+      // SkyRL's AdamParams has no such field: pydantic drops it.
+      if (this.skyrl) delete req.adam_params.grad_clip_norm;
       return { seqId: req.seq_id, job: () => model.optimStep(req.adam_params) };
     });
   }
@@ -210,7 +272,11 @@ export class TinkerService {
     return this.sequenced('save_weights', body, raw, (model) => {
       const req = schema.parseRequest(schema.saveWeightsRequest, body, 'save_weights');
       const ref = { modelId: model.modelId, kind: 'weights' as const, name: req.path };
-      if (!req.overwrite && existsSync(checkpointDir(this.options.weightsDir, ref))) {
+      const exists = existsSync(checkpointDir(this.options.weightsDir, ref));
+      if (this.skyrl && exists) {
+        throw new HttpError(409, `Checkpoint '${req.path}' already exists for model '${model.modelId}'`);
+      }
+      if (!req.overwrite && exists) {
         throw new HttpError(
           409,
           `save_weights: checkpoint "${req.path}" exists for ${model.modelId}; pass overwrite: true or choose another name`,
@@ -359,7 +425,10 @@ export class TinkerService {
         queue_state: 'active',
       });
     }
-    return outcome.state === 'done' ? outcome.result : outcome.failure;
+    if (outcome.state === 'done') return outcome.result;
+    // SkyRL answers a failed request with 400 and the error as detail.
+    if (this.skyrl) throw new HttpError(400, (outcome.failure as { error: string }).error);
+    return outcome.failure;
   }
 
   private model(modelId: string): ServedModel {

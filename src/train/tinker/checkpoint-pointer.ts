@@ -65,3 +65,13 @@ export async function readCheckpointPointer(
   }
   return { tinker_path: pointer.tinker_path, base_model: pointer.base_model };
 }
+
+/**
+ * The parts of a `tinker://<model_id>/<kind>/<name>` path (kind `weights` or `sampler_weights`), as
+ * the DELETE of training_runs/<model_id>/checkpoints/<kind>/<name> names them.
+ */
+export function tinkerPathParts(uri: string): { modelId: string; kind: string; name: string } {
+  const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(uri);
+  if (!m) throw new CheckpointError(`"${uri}" is not a tinker://<model_id>/weights/<name> path`);
+  return { modelId: m[1]!, kind: m[2]!, name: m[3]! };
+}

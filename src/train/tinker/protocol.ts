@@ -16,6 +16,31 @@ export const API_PREFIX = '/api/v1';
 export const API_KEY_HEADER = 'x-api-key';
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 
+/** POST client/config: the SDK's first call; the server answers its feature flags. */
+export interface ClientConfigRequest {
+  sdk_version: string;
+}
+
+/**
+ * The flags sandgym reads (the SDK knows more: chunk sizes, semaphores, protobuf; a server may send any
+ * subset, a missing flag takes the SDK's default).
+ */
+export interface ClientConfigResponse {
+  /** Trade the API key for a JWT at POST auth/token and send that in X-API-Key. */
+  pjwt_auth_enabled?: boolean;
+  /** Datums per forward_backward request (SDK default 1,024). */
+  fwdbwd_max_chunk_len?: number;
+  /** Estimated bytes per forward_backward request (SDK default 5,000,000). */
+  fwdbwd_max_chunk_bytes_count?: number;
+  /** How long a 402 (billing) pauses the client before it fails. */
+  billing_exception_max_pause_duration_sec?: number;
+}
+
+/** POST auth/token (body `{}`, the API key in X-API-Key): a short-lived JWT. */
+export interface AuthTokenResponse {
+  jwt: string;
+}
+
 export interface CreateSessionRequest {
   tags: string[];
   user_metadata: Record<string, unknown> | null;

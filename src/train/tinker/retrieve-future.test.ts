@@ -69,8 +69,22 @@ test('a failed request: Tinker’s {error, category} and SkyRL’s 400 both name
     server.result,
     (e) => isTinkerApiError(e) && e.isRetryable && /server-side failure/.test(e.message),
   );
+  // A 400 may be a proxy's: as the SDK, ask 3 more times before taking it as the request's failure.
   const skyrl = retrieve([{ status: 400, body: { detail: 'Model not found' } }]);
   await assert.rejects(skyrl.result, /failed on the server \(request 7\): Model not found/);
+  assert.equal(skyrl.bodies.length, 4);
+  const proxy = retrieve([
+    { status: 400, body: 'Bad Request' },
+    { status: 400, body: 'Bad Request' },
+    { status: 200, body: { ok: 1 } },
+  ]);
+  assert.deepEqual(await proxy.result, { ok: 1 });
+});
+
+test('402 (billing) pauses and asks again until the pause runs out', async () => {
+  const paid = retrieve([{ status: 402, body: { detail: 'out of credit' } }], { billingPauseMs: 0 });
+  await assert.rejects(paid.result, (e) => isTinkerApiError(e) && e.status === 402);
+  assert.equal(paid.bodies.length, 1);
 });
 
 test('an unknown future is not retried; an expired one says to send the request again', async () => {
@@ -83,7 +97,7 @@ test('an unknown future is not retried; an expired one says to send the request 
   const expired = retrieve([{ status: 410, body: { detail: 'expired' } }]);
   await assert.rejects(
     expired.result,
-    (e) => isTinkerApiError(e) && e.isRetryable && /send the request again/.test(e.message),
+    (e) => isTinkerApiError(e) && e.kind === 'expired' && /send the request again/.test(e.message),
   );
 });
 

@@ -2,7 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryPolicy } from '../../llm/index.ts';
 import type { QueueState, RequestFailedResponse, RetrieveFutureRequest } from './protocol.ts';
 import { errorDetail, TinkerApiError } from './tinker-api-error.ts';
-import { backoffDelayMs, type HttpAnswer, parseJson, type TinkerHttp } from './tinker-http.ts';
+import {
+  BILLING_RETRY_MS,
+  backoffDelayMs,
+  type HttpAnswer,
+  parseJson,
+  type TinkerHttp,
+} from './tinker-http.ts';
 
 export interface RetrieveOptions {
   /** Deadline of the whole wait for the result. */
@@ -16,15 +22,25 @@ export interface RetrieveOptions {
   retry: RetryPolicy;
   signal?: AbortSignal;
   onQueueState?: (event: { requestId: string; queueState: QueueState | 'unknown' }) => void;
+  /** How long 402 answers pause the wait before it gives up (see TinkerHttpOptions). Default 1 hour. */
+  billingPauseMs?: number;
 }
 
 const ENDPOINT = 'retrieve_future';
 
 /**
- * Waits for the result of request `requestId` (what: "forward_backward on model_1", for messages).
- * 408 and `{type: "try_again"}` mean "ask again"; an answer with `error` (Tinker) or an HTTP 400 (SkyRL)
- * means the request ran and failed; a dropped connection or a 5xx is retried with backoff, up to the
- * policy's retries in a row, always within `deadlineMs`.
+ * A bare 400 while polling may come from a proxy rather than the server, so the SDK asks again this
+ * many times before taking it as the request's failure (SkyRL reports failures as 400 `{detail}`).
+ */
+export const BAD_REQUEST_RETRIES = 3;
+
+/**
+ * Waits for the result of request `requestId` (what: "forward_backward on model_1", for messages),
+ * with the SDK's semantics: 408 and `{type: "try_again"}` mean "ask again"; an answer with `error`
+ * (Tinker) means the request ran and failed, and so does a 400 (SkyRL) once it has been asked
+ * BAD_REQUEST_RETRIES more times; 402 pauses (billing) as TinkerHttp does; 410 means the result is gone
+ * and throws kind `expired`, for the caller to send the request again; a dropped connection, 429 or a
+ * 5xx is retried with backoff, up to the policy's retries in a row, always within `deadlineMs`.
  */
 export async function retrieveFuture<T>(
   http: TinkerHttp,
@@ -35,6 +51,8 @@ export async function retrieveFuture<T>(
   const deadline = Date.now() + options.deadlineMs;
   const body: RetrieveFutureRequest = { request_id: requestId, allow_metadata_only: false };
   let faults = 0;
+  let badRequests = 0;
+  let billingSince: number | undefined;
   for (;;) {
     const remainingMs = deadline - Date.now();
     if (remainingMs <= 0) throw notDone(what, requestId, options.deadlineMs);
@@ -58,11 +76,26 @@ export async function retrieveFuture<T>(
     if ('result' in outcome) return outcome.result;
     if ('tryAgain' in outcome) {
       faults = 0;
+      badRequests = 0;
       options.onQueueState?.({ requestId, queueState: outcome.tryAgain });
       continue;
     }
-    if (faults >= options.retry.maxRetries) throw gaveUp(what, requestId, outcome.fault, faults + 1);
-    const delayMs = Math.min(backoffDelayMs(faults++, options.retry), Math.max(0, deadline - Date.now()));
+    if ('badRequest' in outcome) {
+      if (badRequests++ >= BAD_REQUEST_RETRIES) {
+        throw failed(what, requestId, { error: outcome.badRequest, category: 'user' });
+      }
+      continue;
+    }
+    let delayMs: number;
+    if (outcome.fault.status === 402) {
+      billingSince ??= Date.now();
+      if (Date.now() - billingSince >= (options.billingPauseMs ?? 3_600_000)) throw outcome.fault;
+      delayMs = BILLING_RETRY_MS;
+    } else {
+      if (faults >= options.retry.maxRetries) throw gaveUp(what, requestId, outcome.fault, faults + 1);
+      delayMs = backoffDelayMs(faults++, options.retry);
+    }
+    delayMs = Math.min(delayMs, Math.max(0, deadline - Date.now()));
     try {
       await sleep(delayMs, undefined, { signal: options.signal });
     } catch (e) {
@@ -75,22 +108,24 @@ export async function retrieveFuture<T>(
   }
 }
 
-type Outcome<T> = { result: T } | { tryAgain: QueueState | 'unknown' } | { fault: TinkerApiError };
+type Outcome<T> =
+  | { result: T }
+  | { tryAgain: QueueState | 'unknown' }
+  | { badRequest: string }
+  | { fault: TinkerApiError };
 
 function interpret<T>(http: TinkerHttp, answer: HttpAnswer, what: string, requestId: string): Outcome<T> {
   if (answer.status === 408) return { tryAgain: queueState(answer.text) };
-  if (answer.status === 400) {
-    throw failed(what, requestId, { error: errorDetail(answer.text), category: 'user' });
-  }
+  if (answer.status === 400) return { badRequest: errorDetail(answer.text) };
   if (answer.status === 410) {
     throw new TinkerApiError(
       `${what}: the server no longer holds the result of request ${requestId} (expired); send the request again`,
-      { kind: 'http', endpoint: ENDPOINT, status: 410, detail: errorDetail(answer.text), isRetryable: true },
+      { kind: 'expired', endpoint: ENDPOINT, status: 410, detail: errorDetail(answer.text) },
     );
   }
   if (answer.status < 200 || answer.status >= 300) {
     const error = http.statusError('POST', ENDPOINT, answer);
-    if (!error.isRetryable) throw error;
+    if (!error.isRetryable && answer.status !== 402) throw error;
     return { fault: error };
   }
   const json = parseJson<Record<string, unknown> | null>('POST', ENDPOINT, answer);

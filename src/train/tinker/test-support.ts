@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,4 +29,10 @@ export async function startServer(
     await rm(dir, { recursive: true, force: true });
   });
   return { server, dir, client: { baseUrl: server.url, retry: FAST_RETRY } };
+}
+
+/** A contract fixture (fixtures/README.md says where each comes from). */
+// biome-ignore lint/suspicious/noExplicitAny: fixtures are free-form JSON, read by path in tests
+export function fixture(name: string): any {
+  return JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8'));
 }

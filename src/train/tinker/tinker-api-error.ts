@@ -13,7 +13,9 @@ export type TinkerApiErrorKind =
   /** The request reached the server, ran, and failed there (retrieve_future said so). */
   | 'request-failed'
   /** The engine was closed while the call was in flight. */
-  | 'aborted';
+  | 'aborted'
+  /** The server dropped a request's result (retrieve_future said 410): send the request again. */
+  | 'expired';
 
 const MAX_BODY_IN_MESSAGE = 500;
 
@@ -73,6 +75,7 @@ function defaultRetryable(fields: { kind: TinkerApiErrorKind; status?: number })
       return fields.status !== undefined && isRetryableStatus(fields.status);
     case 'aborted':
     case 'request-failed':
+    case 'expired':
       return false;
     default:
       return true;

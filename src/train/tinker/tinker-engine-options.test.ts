@@ -7,6 +7,8 @@ const section = {
   api_key: null,
   base_model: 'reference-tiny',
   lora_rank: 32,
+  tokenizer: null,
+  max_context_tokens: null,
 };
 
 test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the config’s key wins over TINKER_API_KEY', () => {
@@ -24,4 +26,13 @@ test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the 
     loraRank: 32,
   });
   assert.equal(tinkerOptionsFromConfig({ ...section, api_key: 'tml-config' }, env).apiKey, 'tml-config');
+  const skyrl = { ...section, tokenizer: 'Qwen/Qwen3-8B', max_context_tokens: 32_768 };
+  assert.deepEqual(tinkerOptionsFromConfig(skyrl, {}), {
+    baseUrl: 'http://127.0.0.1:8000',
+    apiKey: undefined,
+    baseModel: 'reference-tiny',
+    loraRank: 32,
+    tokenizer: 'Qwen/Qwen3-8B',
+    maxContextTokens: 32_768,
+  });
 });

@@ -13,8 +13,16 @@ export interface TinkerEngineOptions {
   loraRank?: number;
   /** Seeds the adapter's initial weights (`lora_config.seed`); default: the server chooses. */
   seed?: number;
-  /** A local directory with the model's tokenizer.json; not needed for the reference models. */
-  tokenizerDir?: string;
+  /**
+   * The base model's tokenizer: a Hugging Face id or a local model directory (tokenizer.json,
+   * tokenizer_config.json). Default: the one get_info names (hosted Tinker and `sandgym engine serve`
+   * do; SkyRL does not).
+   */
+  tokenizer?: string;
+  /** Fetches a Hugging Face id's tokenizer files into a local directory (the CLI: the Hub cache). */
+  modelDir?: (id: string) => Promise<string>;
+  /** The model's context length, when the server does not say it (SkyRL) or to use less of it. */
+  maxContextTokens?: number;
   /** Deadline of each HTTP attempt. Default 60 s. */
   requestTimeoutMs?: number;
   /** Deadline for one operation's result (the whole retrieve_future wait). Default 1 hour. */
@@ -32,6 +40,8 @@ export interface TinkerEngineOptions {
   onQueueState?: RetrieveOptions['onQueueState'];
   /** Told about things worth a log line: missed heartbeats, server messages, failed clean-up. */
   onWarning?: (message: string) => void;
+  /** How long 402 answers (out of credit) pause the run before it fails. Default 1 hour. */
+  billingPauseMs?: number;
   /** Injected for tests and proxies; default the global `fetch`. */
   fetch?: typeof fetch;
 }
@@ -50,5 +60,7 @@ export function tinkerOptionsFromConfig(
     apiKey: section.api_key ?? (env.TINKER_API_KEY || undefined),
     baseModel: section.base_model,
     loraRank: section.lora_rank,
+    ...(section.tokenizer ? { tokenizer: section.tokenizer } : {}),
+    ...(section.max_context_tokens ? { maxContextTokens: section.max_context_tokens } : {}),
   };
 }

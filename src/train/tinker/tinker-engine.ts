@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DEFAULT_RETRY_POLICY } from '../../llm/index.ts';
 import { VERSION } from '../../version.ts';
 import {
@@ -13,15 +14,24 @@ import {
   type OptimStepOutput,
   type SampleResponse,
   type SamplingParams,
+  type SaveStateOptions,
   type TrainingEngine,
 } from '../engine.ts';
 import { CheckpointError, EngineInputError } from '../errors.ts';
-import { checkpointName, readCheckpointPointer, writeCheckpointPointer } from './checkpoint-pointer.ts';
+import {
+  checkpointName,
+  readCheckpointPointer,
+  tinkerPathParts,
+  writeCheckpointPointer,
+} from './checkpoint-pointer.ts';
 import { chooseBaseModel, describeModel } from './describe-model.ts';
+import { ignoredAdamFields, type OpenApiDocument } from './ignored-settings.ts';
 import { mapForwardBackwardOutput } from './map-forward-backward-output.ts';
 import { mapSampleResponse } from './map-sample-response.ts';
 import { parsePassData } from './parse-pass-data.ts';
 import type {
+  AuthTokenResponse,
+  ClientConfigResponse,
   CreateModelResponse,
   CreateModelResult,
   CreateSamplingSessionResponse,
@@ -41,6 +51,9 @@ import { SessionHeartbeat } from './session-heartbeat.ts';
 import { TinkerApiError } from './tinker-api-error.ts';
 import type { TinkerEngineOptions } from './tinker-engine-options.ts';
 import { TinkerHttp } from './tinker-http.ts';
+
+/** What the engine tells servers it is, in create_session and client/config. */
+const SDK_VERSION = `sandgym/${VERSION}`;
 
 /**
  * The `TrainingEngine` over HTTP: a client of the Tinker API (hosted Tinker, SkyRL tx, or `sandgym
@@ -76,6 +89,9 @@ export class TinkerEngine implements TrainingEngine {
   private postTurn: Promise<unknown> = Promise.resolve();
   private heartbeat: SessionHeartbeat | undefined;
   private closed = false;
+  private ignoredAdam: (keyof AdamParams)[] = [];
+  private readonly warned = new Set<string>();
+  private cannotDelete = false;
 
   private constructor(private readonly options: TinkerEngineOptions) {
     this.http = new TinkerHttp({
@@ -83,6 +99,7 @@ export class TinkerEngine implements TrainingEngine {
       apiKey: options.apiKey,
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       fetch: options.fetch,
+      billingPauseMs: options.billingPauseMs,
     });
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.loraRank = options.loraRank ?? 32;
@@ -95,6 +112,7 @@ export class TinkerEngine implements TrainingEngine {
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       signal: this.closing.signal,
       onQueueState: options.onQueueState,
+      billingPauseMs: options.billingPauseMs,
     };
   }
 
@@ -111,6 +129,7 @@ export class TinkerEngine implements TrainingEngine {
   }
 
   private async connect(): Promise<void> {
+    await this.handshake();
     const capabilities = await this.http.get<GetServerCapabilitiesResponse>(
       'get_server_capabilities',
       this.callOptions(),
@@ -121,7 +140,7 @@ export class TinkerEngine implements TrainingEngine {
       {
         tags: this.options.tags ?? [],
         user_metadata: this.options.userMetadata ?? {},
-        sdk_version: `sandgym/${VERSION}`,
+        sdk_version: SDK_VERSION,
       },
       this.callOptions(),
     );
@@ -141,13 +160,46 @@ export class TinkerEngine implements TrainingEngine {
       { model_id: this.currentModelId },
       this.callOptions(),
     );
-    const tokenizerId = info?.model_data?.tokenizer_id ?? undefined;
-    const resolved = await resolveTokenizer(this.baseModel, tokenizerId, this.options.tokenizerDir);
-    this.tokenizer = resolved.tokenizer;
-    this.info = describeModel(this.baseModel, info, capabilities, {
-      vocabSize: resolved.tokenizer.vocabSize,
-      dir: resolved.dir,
+    const resolved = await resolveTokenizer({
+      baseModel: this.baseModel,
+      serverTokenizerId: info?.model_data?.tokenizer_id ?? undefined,
+      configured: this.options.tokenizer,
+      modelDir: this.options.modelDir,
     });
+    this.tokenizer = resolved.tokenizer;
+    this.info = describeModel(
+      this.baseModel,
+      info,
+      capabilities,
+      { vocabSize: resolved.tokenizer.vocabSize, dir: resolved.dir },
+      this.options.maxContextTokens,
+    );
+    const schema = await this.http.probe<OpenApiDocument>('/openapi.json', this.callOptions());
+    this.ignoredAdam = ignoredAdamFields(schema);
+  }
+
+  /**
+   * What the SDK does first: POST client/config for the server's flags (a server without it answers
+   * 404: an older protocol, nothing to set), and, when the server enables `pjwt_auth_enabled`, trade
+   * the API key for a JWT at auth/token, which then goes in X-API-Key.
+   */
+  private async handshake(): Promise<void> {
+    let flags: ClientConfigResponse;
+    try {
+      flags = await this.http.post<ClientConfigResponse>(
+        'client/config',
+        { sdk_version: SDK_VERSION },
+        this.callOptions(),
+      );
+    } catch (e) {
+      if (e instanceof TinkerApiError && e.status === 404) return;
+      throw e;
+    }
+    if (flags?.pjwt_auth_enabled) {
+      const token = await this.http.post<AuthTokenResponse>('auth/token', {}, this.callOptions());
+      if (typeof token?.jwt !== 'string') throw malformed('auth/token', 'no jwt in the answer');
+      this.http.useToken(token.jwt);
+    }
   }
 
   /** create_model, and the model id its future resolves to. */
@@ -225,6 +277,7 @@ export class TinkerEngine implements TrainingEngine {
   async optimStep(adam: AdamParams = {}): Promise<OptimStepOutput> {
     this.weightsVersion++;
     const adam_params = { ...ADAM_DEFAULTS, ...definedEntries(adam) };
+    this.warnIgnored(adam_params);
     const result = await this.sequenced<OptimStepResult>('optim_step', { adam_params });
     return { metrics: { ...(result?.metrics ?? {}) } };
   }
@@ -275,14 +328,14 @@ export class TinkerEngine implements TrainingEngine {
   }
 
   /**
-   * Saves weights, optimizer state and step on the server as checkpoint `basename(dir)`, and writes
-   * `dir/tinker-checkpoint.json` pointing to it.
+   * Saves weights, optimizer state and step on the server and writes `dir/tinker-checkpoint.json`
+   * pointing to them. The server-side name is `options.name` (else the directory's name) and a random
+   * tag, distinct for every save: a resumed run saves its later steps again, and SkyRL refuses a name
+   * it has (409) while hosted Tinker would overwrite it, leaving an older pointer on newer weights.
    */
-  async saveState(dir: string): Promise<void> {
-    const result = await this.sequenced<SaveWeightsResult>('save_weights', {
-      path: checkpointName(dir),
-      overwrite: true,
-    });
+  async saveState(dir: string, options: SaveStateOptions = {}): Promise<void> {
+    const name = `${checkpointName(options.name ?? dir)}-${randomBytes(3).toString('hex')}`;
+    const result = await this.sequenced<SaveWeightsResult>('save_weights', { path: name });
     if (typeof result?.path !== 'string') throw malformed('save_weights', 'no path in the result');
     await writeCheckpointPointer(dir, {
       format: 'sandgym-tinker-checkpoint',
@@ -292,6 +345,27 @@ export class TinkerEngine implements TrainingEngine {
       lora_rank: this.loraRank,
       saved_at: new Date().toISOString(),
     });
+  }
+
+  /**
+   * Deletes the server-side checkpoint a pointer names (DELETE training_runs/<model>/checkpoints/
+   * weights/<name>, on hosted Tinker and SkyRL). A server that offers no deletion is told about once.
+   */
+  async deleteState(dir: string): Promise<void> {
+    if (this.cannotDelete) return;
+    const ref = tinkerPathParts((await readCheckpointPointer(dir)).tinker_path);
+    const endpoint = `training_runs/${encodeURIComponent(ref.modelId)}/checkpoints/${ref.kind}/${encodeURIComponent(ref.name)}`;
+    try {
+      await this.http.delete(endpoint, this.callOptions());
+    } catch (e) {
+      if (!(e instanceof TinkerApiError) || (e.status !== 404 && e.status !== 405)) throw e;
+      if (e.status === 405 || /unknown endpoint|Not Found/i.test(e.detail ?? '')) {
+        this.cannotDelete = true;
+        this.options.onWarning?.(
+          `tinker server ${this.http.baseUrl} offers no checkpoint deletion; old checkpoints stay on it`,
+        );
+      }
+    }
   }
 
   /** Loads a checkpoint written by saveState (a directory with its pointer) or a tinker:// path. */
@@ -357,22 +431,48 @@ export class TinkerEngine implements TrainingEngine {
   private sequenced<T>(endpoint: string, fields: Record<string, unknown>): Promise<T> {
     const seqId = this.nextSeqId++;
     const modelId = this.currentModelId;
-    const posted = this.postTurn.then(() =>
+    const post = () =>
       this.http.post<FutureResponse>(
         endpoint,
         { model_id: modelId, seq_id: seqId, ...fields },
         this.callOptions(),
-      ),
-    );
+      );
+    const posted = this.postTurn.then(post);
     this.postTurn = posted.catch(() => undefined);
-    return posted.then((future) => this.result<T>(future, `${endpoint} (seq_id ${seqId}) on ${modelId}`));
+    return posted.then((future) =>
+      this.result<T>(future, `${endpoint} (seq_id ${seqId}) on ${modelId}`, post),
+    );
   }
 
-  private async result<T>(future: FutureResponse, what: string): Promise<T> {
+  /**
+   * The result of a future; when the server has dropped it (410), `resend` posts the request again,
+   * once, as the SDK does.
+   */
+  private async result<T>(
+    future: FutureResponse,
+    what: string,
+    resend?: () => Promise<FutureResponse>,
+  ): Promise<T> {
     if (typeof future?.request_id !== 'string' && typeof future?.request_id !== 'number') {
       throw malformed(what, `no request_id in ${JSON.stringify(future)}`);
     }
-    return retrieveFuture<T>(this.http, String(future.request_id), what, this.retrieveOptions);
+    try {
+      return await retrieveFuture<T>(this.http, String(future.request_id), what, this.retrieveOptions);
+    } catch (e) {
+      if (!resend || !(e instanceof TinkerApiError) || e.kind !== 'expired') throw e;
+      return this.result<T>(await resend(), what);
+    }
+  }
+
+  /** Says once which of the settings in use the server drops (SkyRL: gradient clipping). */
+  private warnIgnored(adam: Required<AdamParams>): void {
+    const dropped = this.ignoredAdam.filter((f) => (f === 'grad_clip_norm' ? adam[f] > 0 : true));
+    const unsaid = dropped.filter((f) => !this.warned.has(f));
+    if (unsaid.length === 0) return;
+    for (const f of unsaid) this.warned.add(f);
+    this.options.onWarning?.(
+      `tinker server ${this.http.baseUrl} ignores ${unsaid.join(', ')} (its published AdamParams has no such field): ${unsaid.includes('grad_clip_norm') ? 'gradients are not clipped (actor.grad_clip)' : 'those settings take no effect'}`,
+    );
   }
 
   private callOptions() {

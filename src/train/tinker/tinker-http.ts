@@ -12,7 +12,17 @@ export interface TinkerHttpOptions {
   retry: RetryPolicy;
   /** Injected for tests and proxies; default the global `fetch`. */
   fetch?: typeof fetch;
+  /**
+   * How long a `402` (billing: out of credit) pauses the client, retrying every 5 s, before it gives
+   * up; the SDK's `billing_exception_max_pause_duration_sec`. Default 1 hour.
+   */
+  billingPauseMs?: number;
 }
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+/** The SDK's pause between tries while the server answers 402. */
+export const BILLING_RETRY_MS = 5_000;
 
 /** An HTTP answer, read whole. */
 export interface HttpAnswer {
@@ -36,10 +46,25 @@ export interface CallOptions {
 export class TinkerHttp {
   readonly baseUrl: string;
   private readonly options: TinkerHttpOptions;
+  /** What goes in X-API-Key: the API key, or the JWT a server gave for it (see useToken). */
+  private credential: string | undefined;
 
   constructor(options: TinkerHttpOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.options = options;
+    this.credential = options.apiKey;
+  }
+
+  /** Sends `token` in X-API-Key from now on (a server with `pjwt_auth_enabled` trades the key for it). */
+  useToken(token: string): void {
+    this.credential = token;
+  }
+
+  /** DELETE `endpoint`, retrying per the policy; the answer's JSON, or undefined for an empty answer. */
+  delete<T>(endpoint: string, options: CallOptions): Promise<T | undefined> {
+    return this.withRetries(endpoint, options, () =>
+      this.attempt<T | undefined>('DELETE', endpoint, undefined, options),
+    );
   }
 
   /** POSTs `body` to `endpoint`, retrying per the policy; the answer's JSON. */
@@ -55,11 +80,30 @@ export class TinkerHttp {
   }
 
   /**
+   * GETs `path` from the server's root (outside /api/v1, e.g. FastAPI's `/openapi.json`) once; its
+   * JSON, or undefined when there is none: for optional facts about the server, never for its API.
+   */
+  async probe<T>(path: string, options: CallOptions): Promise<T | undefined> {
+    try {
+      const response = await (this.options.fetch ?? fetch)(`${this.baseUrl}${path}`, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.any([
+          AbortSignal.timeout(options.timeoutMs),
+          ...(options.signal ? [options.signal] : []),
+        ]),
+      });
+      return response.ok ? ((await response.json()) as T) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * One request, no retries: the answer's JSON, or a TinkerApiError (status, network, deadline,
    * malformed body).
    */
   async attempt<T>(
-    method: 'GET' | 'POST',
+    method: HttpMethod,
     endpoint: string,
     body: unknown,
     options: CallOptions,
@@ -67,6 +111,7 @@ export class TinkerHttp {
   ): Promise<T> {
     const answer = await this.send(method, endpoint, body, options, idempotencyKey);
     if (answer.status < 200 || answer.status >= 300) throw this.statusError(method, endpoint, answer);
+    if (answer.status === 204 || answer.text === '') return undefined as T;
     return parseJson<T>(method, endpoint, answer);
   }
 
@@ -75,7 +120,7 @@ export class TinkerHttp {
    * (network, deadline). For callers that give statuses their own meaning, like retrieve_future's 408.
    */
   async send(
-    method: 'GET' | 'POST',
+    method: HttpMethod,
     endpoint: string,
     body: unknown,
     options: CallOptions,
@@ -86,7 +131,7 @@ export class TinkerHttp {
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (this.options.apiKey) headers[API_KEY_HEADER] = this.options.apiKey;
+    if (this.credential) headers[API_KEY_HEADER] = this.credential;
     if (idempotencyKey) headers[IDEMPOTENCY_HEADER] = idempotencyKey;
     try {
       const response = await (this.options.fetch ?? fetch)(url, {
@@ -103,14 +148,23 @@ export class TinkerHttp {
 
   private async withRetries<T>(endpoint: string, options: CallOptions, once: () => Promise<T>): Promise<T> {
     const policy = this.options.retry;
+    let billingSince: number | undefined;
     for (let retry = 0; ; retry++) {
+      let delayMs: number;
       try {
         return await once();
       } catch (e) {
-        if (!(e instanceof TinkerApiError) || !e.isRetryable || retry >= policy.maxRetries) {
+        if (e instanceof TinkerApiError && e.status === 402) {
+          // Out of credit: the SDK waits for the account to be topped up rather than failing the run.
+          billingSince ??= Date.now();
+          if (Date.now() - billingSince >= (this.options.billingPauseMs ?? 3_600_000)) throw e;
+          retry--;
+          delayMs = BILLING_RETRY_MS;
+        } else if (!(e instanceof TinkerApiError) || !e.isRetryable || retry >= policy.maxRetries) {
           throw retry > 0 && e instanceof Error ? withAttempts(e, retry + 1) : e;
+        } else {
+          delayMs = backoffDelayMs(retry, policy, e.retryAfterMs);
         }
-        const delayMs = backoffDelayMs(retry, policy, e.retryAfterMs);
         try {
           await sleep(delayMs, undefined, { signal: options.signal });
         } catch (abort) {
@@ -159,6 +213,7 @@ export class TinkerHttp {
         : `the server requires an API key; set TINKER_API_KEY (or engine.tinker.api_key)`;
     }
     if (status === 429) return 'the server is rate-limiting; retried with backoff';
+    if (status === 402) return 'the account behind the API key is out of credit (billing)';
     return undefined;
   }
 }

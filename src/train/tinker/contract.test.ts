@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { isConfigError } from '../../errors.ts';
+import type { Datum } from '../engine.ts';
+import { sequenceDatum } from '../reference/test-support.ts';
+import { POINTER_FILE, readCheckpointPointer } from './checkpoint-pointer.ts';
+import { REFERENCE_TOKENIZER_ID } from './resolve-tokenizer.ts';
+import { fixture, startServer } from './test-support.ts';
+import { TinkerEngine } from './tinker-engine.ts';
+
+const SKYRL = fixture('skyrl-a9564572.json');
+const SDK = fixture('tinker-sdk-d595dc2.json');
+
+/** A fetch that passes through and records each request: method, endpoint (after /api/v1/), body. */
+function recording() {
+  const sent: { method: string; endpoint: string; body: Record<string, unknown> | undefined }[] = [];
+  const fetchFn = (async (url: string | URL | Request, init?: RequestInit) => {
+    const path = new URL(String(url)).pathname;
+    sent.push({
+      method: init?.method ?? 'GET',
+      endpoint: path.replace(/^\/api\/v1\//, ''),
+      body: init?.body ? JSON.parse(String(init.body)) : undefined,
+    });
+    return fetch(url, init);
+  }) as typeof fetch;
+  return { sent, fetch: fetchFn };
+}
+
+/** Every field the model requires is there, and nothing it would ignore is sent. */
+/** Fields the SDK sends that SkyRL's models do not read (pydantic ignores them): sent as the SDK does. */
+const SDK_ONLY: Record<string, string[]> = {
+  create_model: ['model_seq_id', 'user_metadata'],
+  retrieve_future: ['allow_metadata_only'],
+  // SkyRL's SaveWeightsRequest has no seq_id (it queues saves in arrival order); the SDK sends one.
+  save_weights: ['seq_id'],
+};
+
+function conforms(
+  endpoint: string,
+  body: Record<string, unknown>,
+  spec: { requires?: string[]; fields?: string[] },
+) {
+  for (const f of spec.requires ?? []) assert.ok(f in body, `${endpoint}: ${f} is required`);
+  if (spec.fields) {
+    const known = [...spec.fields, ...(SDK_ONLY[endpoint] ?? [])];
+    const extra = Object.keys(body).filter((k) => !known.includes(k));
+    assert.deepEqual(extra, [], `${endpoint}: fields the server ignores`);
+  }
+}
+
+function batch(engine: TinkerEngine): Datum[] {
+  const tok = engine.getTokenizer();
+  return ['one: 1<|im_end|>', 'two: 22<|im_end|>'].map((s) => sequenceDatum(tok.encode(s)));
+}
+
+test('against SkyRL’s behaviour: tokenizer and context from the settings, bodies as its models define them, distinct checkpoints, deletion, ignored settings said once', async (t) => {
+  const { client, dir } = await startServer(t, { compat: 'skyrl', seed: 3 });
+  const wire = recording();
+  const warnings: string[] = [];
+  const options = { ...client, fetch: wire.fetch, onWarning: (w: string) => warnings.push(w) };
+
+  // SkyRL names no tokenizer and no context: without the settings, a clear error at connect.
+  await assert.rejects(
+    TinkerEngine.create(options),
+    (e) => isConfigError(e) && /set engine\.tinker\.tokenizer/.test(e.message),
+  );
+  await assert.rejects(
+    TinkerEngine.create({ ...options, tokenizer: REFERENCE_TOKENIZER_ID }),
+    (e) => isConfigError(e) && /set engine\.tinker\.max_context_tokens/.test(e.message),
+  );
+  const engine = await TinkerEngine.create({
+    ...options,
+    tokenizer: REFERENCE_TOKENIZER_ID,
+    maxContextTokens: 512,
+  });
+  t.after(() => engine.close());
+  assert.equal(engine.getInfo().max_seq_len, 512);
+
+  await engine.forwardBackward(batch(engine), 'cross_entropy');
+  await engine.optimStep({ learning_rate: 1e-3, grad_clip_norm: 1 });
+  await engine.optimStep({ learning_rate: 1e-3, grad_clip_norm: 1 });
+  assert.equal(warnings.filter((w) => /ignores grad_clip_norm/.test(w)).length, 1, warnings.join('\n'));
+
+  // The same step saved twice (a resumed run does that): SkyRL refuses a name it has, so each save
+  // gets its own, and each pointer names the exact path saved.
+  const first = join(dir, 'run', 'a', 'engine');
+  const again = join(dir, 'run', 'b', 'engine');
+  await engine.saveState(first, { name: 'rl-000001' });
+  await engine.saveState(again, { name: 'rl-000001' });
+  const [p1, p2] = [await readCheckpointPointer(first), await readCheckpointPointer(again)];
+  assert.match(p1.tinker_path, /^tinker:\/\/model_[0-9a-f]+\/weights\/rl-000001-[0-9a-f]{6}$/);
+  assert.notEqual(p1.tinker_path, p2.tinker_path);
+  assert.ok(existsSync(join(first, POINTER_FILE)));
+
+  // Pruned checkpoints are deleted on the server (DELETE training_runs/…, 204).
+  const serverDir = (p: string) => join(dir, 'weights', ...p.slice('tinker://'.length).split('/'));
+  assert.ok(existsSync(serverDir(p1.tinker_path)));
+  await engine.deleteState(first);
+  assert.ok(!existsSync(serverDir(p1.tinker_path)));
+  assert.ok(existsSync(serverDir(p2.tinker_path)));
+
+  const sampled = await engine.sample(
+    engine.getTokenizer().encode('one:'),
+    { max_tokens: 4, temperature: 1 },
+    2,
+  );
+  assert.equal(sampled.sequences.length, 2);
+
+  const req = SKYRL.requests;
+  const posts = wire.sent.filter((s) => s.method === 'POST');
+  const bodiesOf = (endpoint: string) => posts.filter((s) => s.endpoint === endpoint).map((s) => s.body!);
+  assert.equal(wire.sent[0]!.endpoint, 'client/config', 'the SDK’s handshake comes first');
+  conforms('client/config', bodiesOf('client/config')[0]!, SDK.requests['client/config']);
+  for (const name of [
+    'create_session',
+    'create_model',
+    'get_info',
+    'forward_backward',
+    'optim_step',
+    'save_weights',
+    'save_weights_for_sampler',
+    'asample',
+    'retrieve_future',
+  ]) {
+    const bodies = bodiesOf(name);
+    assert.ok(bodies.length > 0, `${name} was sent`);
+    for (const body of bodies) conforms(name, body, req[name]);
+  }
+  for (const body of bodiesOf('create_model'))
+    conforms('lora_config', body.lora_config as Record<string, unknown>, req.create_model.lora_config);
+  for (const body of bodiesOf('asample'))
+    conforms('sampling_params', body.sampling_params as Record<string, unknown>, req.asample.sampling_params);
+  for (const body of bodiesOf('forward_backward')) {
+    const input = body.forward_backward_input as {
+      loss_fn: string;
+      loss_fn_config?: Record<string, number>;
+      data: { loss_fn_inputs: Record<string, unknown> }[];
+    };
+    assert.ok(req.forward_backward.loss_fn.includes(input.loss_fn));
+    const allowed: string[] = req.forward_backward.loss_fn_config_keys[input.loss_fn];
+    for (const k of Object.keys(input.loss_fn_config ?? {}))
+      assert.ok(allowed.includes(k), `${input.loss_fn} takes no ${k}`);
+    for (const d of input.data)
+      conforms('loss_fn_inputs', d.loss_fn_inputs, req.forward_backward.datum_loss_fn_inputs);
+  }
+  for (const body of bodiesOf('save_weights'))
+    assert.match(String(body.path), new RegExp(req.save_weights.path_pattern));
+  const deleted = wire.sent.filter((s) => s.method === 'DELETE').map((s) => s.endpoint);
+  assert.deepEqual(deleted, [
+    `training_runs/${p1.tinker_path.slice('tinker://'.length).replace('/weights/', '/checkpoints/weights/')}`,
+  ]);
+});
+
+test('sandgym engine serve --compat skyrl answers with SkyRL’s shapes and statuses', async (t) => {
+  const { server } = await startServer(t, { compat: 'skyrl' });
+  const api = (endpoint: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') =>
+    fetch(`${server.url}/api/v1/${endpoint}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  // biome-ignore lint/suspicious/noExplicitAny: answers are checked against the fixtures field by field
+  const json = async (r: Promise<Response>): Promise<any> => (await r).json();
+  const shape = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(shape)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)]))
+        : typeof v;
+
+  assert.deepEqual(
+    shape(await json(api('get_server_capabilities'))),
+    shape(SKYRL.get_server_capabilities.answer),
+  );
+  assert.deepEqual(
+    await json(api('client/config', { sdk_version: '0.25.0' })),
+    SKYRL.requests['client/config'].answer,
+  );
+  const { session_id } = await json(
+    api('create_session', { tags: [], user_metadata: null, sdk_version: 'x' }),
+  );
+  const created = await json(
+    api('create_model', { session_id, base_model: 'reference-tiny', lora_config: { rank: 8 } }),
+  );
+  const info = await json(api('get_info', { model_id: created.model_id }));
+  assert.deepEqual(
+    Object.keys(info.model_data).sort(),
+    Object.keys(SKYRL.requests.get_info.answer.model_data).sort(),
+  );
+
+  const datum = sequenceDatum([1, 2, 3]);
+  const refused = await api('forward_backward', {
+    model_id: created.model_id,
+    seq_id: 1,
+    forward_backward_input: {
+      data: [datum],
+      loss_fn: 'importance_sampling',
+      loss_fn_config: { clip_low_threshold: 0.8 },
+    },
+  });
+  assert.equal(refused.status, SKYRL.validation_error.status);
+  assert.match((await json(Promise.resolve(refused))).detail[0].msg, /does not accept loss_fn_config keys/);
+
+  const save = async (seq_id: number) =>
+    api('save_weights', { model_id: created.model_id, path: 'rl-000001', seq_id });
+  const saved = await json(save(2));
+  const done = await json(api('retrieve_future', { request_id: saved.request_id }));
+  assert.match(done.path, /^tinker:\/\/model_\w+\/weights\/rl-000001$/, JSON.stringify(done));
+  const repeated = await save(3);
+  assert.equal(repeated.status, SKYRL.requests.save_weights.repeated_name.status);
+  assert.match(
+    (await json(Promise.resolve(repeated))).detail,
+    /^Checkpoint 'rl-000001' already exists for model '/,
+  );
+
+  const openapi = await json(fetch(`${server.url}/openapi.json`));
+  assert.deepEqual(
+    openapi.components.schemas.AdamParams,
+    SKYRL.openapi_fragment.components.schemas.AdamParams,
+  );
+
+  const gone = await api(
+    `training_runs/${created.model_id}/checkpoints/weights/rl-000001`,
+    undefined,
+    'DELETE',
+  );
+  assert.equal(gone.status, SKYRL.requests.delete_checkpoint.status);
+  const missing = await api(
+    `training_runs/${created.model_id}/checkpoints/weights/rl-000001`,
+    undefined,
+    'DELETE',
+  );
+  assert.equal(missing.status, SKYRL.requests.delete_checkpoint.missing.status);
+
+  // A failed request: 400 {detail} from retrieve_future, as SkyRL answers it.
+  const bad = await json(
+    api('forward_backward', {
+      model_id: created.model_id,
+      forward_backward_input: {
+        data: [{ ...datum, loss_fn_inputs: { target_tokens: { data: [1], dtype: 'int64' } } }],
+        loss_fn: 'cross_entropy',
+      },
+    }),
+  );
+  if (bad.request_id) {
+    const failed = await api('retrieve_future', { request_id: bad.request_id });
+    assert.equal(failed.status, SKYRL.requests.retrieve_future.failed.status);
+    assert.equal(typeof (await json(Promise.resolve(failed))).detail, 'string');
+  } else {
+    assert.equal(typeof bad.detail, 'string', 'refused at submission instead');
+  }
+});
+
+test('hosted Tinker’s flags: a server that enables JWT auth gets the key traded for a token, which then goes in X-API-Key', async (t) => {
+  const { client } = await startServer(t, {});
+  const seen: { endpoint: string; key: string | null }[] = [];
+  const fetchFn = (async (url: string | URL | Request, init?: RequestInit) => {
+    const endpoint = new URL(String(url)).pathname.replace(/^\/api\/v1\//, '');
+    const key = new Headers(init?.headers).get('x-api-key');
+    seen.push({ endpoint, key });
+    if (endpoint === 'client/config') return Response.json(SDK.requests['client/config'].answer_jwt);
+    if (endpoint === 'auth/token') return Response.json(SDK.requests['auth/token'].answer);
+    return fetch(url, init);
+  }) as typeof fetch;
+  const engine = await TinkerEngine.create({ ...client, apiKey: 'tml-key', fetch: fetchFn });
+  t.after(() => engine.close());
+  assert.deepEqual(seen.slice(0, 2), [
+    { endpoint: 'client/config', key: 'tml-key' },
+    { endpoint: 'auth/token', key: 'tml-key' },
+  ]);
+  const jwt = SDK.requests['auth/token'].answer.jwt;
+  assert.ok(
+    seen
+      .slice(2)
+      .every((s) => s.key === jwt || s.endpoint === 'openapi.json' || s.endpoint === '/openapi.json'),
+  );
+});
