@@ -44,6 +44,30 @@ export class SandboxError extends InfrastructureError {
   }
 }
 
+/**
+ * A sandbox file is larger than the caller's read cap (`readFile`'s `maxBytes`): nothing past the cap was
+ * read into host memory. Tools turn it into an observation; retrying will not help.
+ */
+export class FileTooLargeError extends SandboxError {
+  override name = 'FileTooLargeError';
+
+  constructor(
+    sandboxId: string,
+    readonly path: string,
+    readonly maxBytes: number,
+  ) {
+    super(
+      sandboxId,
+      `readFile ${path}: larger than ${maxBytes} bytes (the read cap); read part of it with exec ` +
+        '(head -c, sed -n), or copy it with downloadDir',
+    );
+  }
+}
+
+export function isFileTooLargeError(e: unknown): e is FileTooLargeError {
+  return e instanceof FileTooLargeError;
+}
+
 /** A dataset row or file that does not match the schema. */
 export class DatasetError extends SandgymError {
   override name = 'DatasetError';

@@ -75,6 +75,18 @@ describe('SWEEnv tools on a SWE-bench task (local provider)', {
     assert.match(await step('file_editor', { command: 'view', path: 'nope.py' }), /nope\.py does not exist/);
   });
 
+  it('file_editor view of a 20 GiB sparse file (truncate -s 20G) says it is too large; the trainer stays small', async () => {
+    const { sandbox, step } = await episode();
+    assert.equal((await sandbox.exec('truncate -s 20G /testbed/huge.py')).exitCode, 0);
+    const rssBefore = process.memoryUsage().rss;
+    for (const command of ['view', 'str_replace']) {
+      const observation = await step('file_editor', { command, path: 'huge.py', old_str: 'a', new_str: 'b' });
+      assert.match(observation, /huge\.py is larger than 16777216 bytes.*execute_bash/s);
+    }
+    const grownMiB = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+    assert.ok(grownMiB < 256, `the trainer grew by ${grownMiB.toFixed(0)} MiB`);
+  });
+
   it('searches file contents, one file, and file names', async () => {
     const { step } = await episode();
     assert.equal(

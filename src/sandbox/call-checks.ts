@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.ts';
+import { DEFAULT_READ_FILE_MAX_BYTES, type ReadFileOptions } from './types.ts';
 
 /**
  * Checks of what callers pass to a sandbox, shared by the providers that run commands themselves; each
@@ -28,6 +29,17 @@ export function checkEnv(sandboxId: string, env: Record<string, string> | undefi
       throw new ConfigError(`sandbox ${sandboxId}: invalid environment variable ${JSON.stringify(k)}`);
     }
   }
+}
+
+/** readFile's cap: a positive integer of bytes, by default DEFAULT_READ_FILE_MAX_BYTES. */
+export function readFileCap(sandboxId: string, options: ReadFileOptions | undefined): number {
+  const max = options?.maxBytes ?? DEFAULT_READ_FILE_MAX_BYTES;
+  if (!Number.isSafeInteger(max) || max < 0) {
+    throw new ConfigError(
+      `sandbox ${sandboxId}: readFile maxBytes must be a non-negative integer, got ${max}`,
+    );
+  }
+  return max;
 }
 
 /** fork(n) makes n ≥ 1 sandboxes. */

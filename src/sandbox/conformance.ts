@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { isConfigError, isSandboxError } from '../errors.ts';
+import { isConfigError, isFileTooLargeError, isSandboxError } from '../errors.ts';
 import { runHostSideAttacks } from './host-side-attacks.ts';
 import { type CreateSandboxOptions, LABELS, type Sandbox, type SandboxProvider } from './types.ts';
 
@@ -213,6 +213,17 @@ export function runSandboxConformance(target: ConformanceTarget): void {
         await assert.rejects(s.readFile('/no/such/file'), (e: unknown) => {
           return isSandboxError(e) && e.message.includes('/no/such/file');
         });
+      });
+
+      it('readFile of a 2 GiB sparse file or of /dev/zero stops at its cap (no unbounded host read)', async () => {
+        const s = await sandbox();
+        assert.equal((await s.exec('truncate -s 2G /tmp/huge.py')).exitCode, 0);
+        await assert.rejects(s.readFile('/tmp/huge.py', { maxBytes: MiB }), (e: unknown) => {
+          return isFileTooLargeError(e) && e.maxBytes === MiB && e.message.includes('/tmp/huge.py');
+        });
+        // Docker's archive API refuses a device outright; the others read it until the cap.
+        await assert.rejects(s.readFile('/dev/zero', { maxBytes: MiB }), (e: unknown) => isSandboxError(e));
+        assert.equal((await s.readFile('/etc/hostname', { maxBytes: MiB })).length > 0, true);
       });
 
       it('uploads and downloads directories (nested, binary, modes, symlinks)', async () => {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { constants } from 'node:buffer';
 import { describe, it } from 'node:test';
 import {
   completeUtf8Prefix,
   firstUtf8Boundary,
   floodLimitBytes,
+  MAX_TEXT_BYTES,
   OutputCapture,
   truncationMarker,
 } from './output-capture.ts';
@@ -72,6 +74,17 @@ describe('OutputCapture', () => {
     d.push('stdout', b('€€€'));
     // head 2 bytes split € → nothing kept; tail 2 bytes split € → nothing kept
     assert.equal(d.result().stdout, truncationMarker(9));
+  });
+
+  it('keeps what a string can hold under a cap beyond it, reporting truncation (no ERR_STRING_TOO_LONG)', () => {
+    assert.ok(MAX_TEXT_BYTES < constants.MAX_STRING_LENGTH);
+    const c = new OutputCapture(2 ** 40, 10);
+    for (const ch of 'abcdefghijklmnopqrstuvwxyz') c.push('stdout', b(ch));
+    assert.deepEqual(c.result(), {
+      stdout: `abcde${truncationMarker(16)}vwxyz`,
+      stderr: '',
+      truncated: true,
+    });
   });
 
   it('with a cap of zero keeps only markers', () => {

@@ -1,3 +1,4 @@
+import { constants } from 'node:buffer';
 import { ConfigError } from '../errors.ts';
 
 /**
@@ -12,6 +13,13 @@ import { ConfigError } from '../errors.ts';
  * appends `floodNotice(max)` to stderr.
  */
 export type OutputStream = 'stdout' | 'stderr';
+
+/**
+ * The most output bytes kept as text, whatever the cap: V8 strings end at MAX_STRING_LENGTH UTF-16 units
+ * (2^29 - 24 on 64-bit), and decoding N bytes of UTF-8 gives at most N units; the rest leaves room for
+ * the markers. A larger `maxOutputBytes` keeps this much (head and tail) and reports truncation.
+ */
+export const MAX_TEXT_BYTES = constants.MAX_STRING_LENGTH - 4096;
 
 /** Output beyond this multiple of the cap (and beyond FLOOD_FLOOR_BYTES) gets the command killed. */
 export const FLOOD_FACTOR = 64;
@@ -55,13 +63,15 @@ export class OutputCapture {
   private tailBytes = 0;
   private readonly seen: Record<OutputStream, number> = { stdout: 0, stderr: 0 };
 
-  constructor(maxOutputBytes: number) {
+  /** `textLimitBytes` is for tests: the real limit is MAX_TEXT_BYTES. */
+  constructor(maxOutputBytes: number, textLimitBytes = MAX_TEXT_BYTES) {
     if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 0) {
       throw new ConfigError(`maxOutputBytes must be a non-negative integer, got ${maxOutputBytes}`);
     }
     this.maxOutputBytes = maxOutputBytes;
-    this.headBudget = Math.ceil(maxOutputBytes / 2);
-    this.tailBudget = maxOutputBytes - this.headBudget;
+    const kept = Math.min(maxOutputBytes, textLimitBytes);
+    this.headBudget = Math.ceil(kept / 2);
+    this.tailBudget = kept - this.headBudget;
   }
 
   get totalBytes(): number {

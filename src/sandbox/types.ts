@@ -71,6 +71,14 @@ export interface ExecOptions {
   signal?: AbortSignal;
 }
 
+export interface ReadFileOptions {
+  /** Largest file read whole; past it the read stops and fails with `FileTooLargeError`. */
+  maxBytes?: number;
+}
+
+/** readFile's default cap: files beyond it are not data for a trainer to hold in memory. */
+export const DEFAULT_READ_FILE_MAX_BYTES = 256 * 1024 ** 2;
+
 export interface ExecResult {
   /** The command's exit code; 128+N when killed by signal N; 124 when it timed out. */
   exitCode: number;
@@ -121,7 +129,11 @@ export interface Sandbox {
   /** Start a long-lived command (a pdb session, a server). Its lifetime ends with the sandbox. */
   spawn(command: string | readonly string[], options?: SpawnOptions): Promise<SandboxProcess>;
 
-  readFile(path: string): Promise<Buffer>;
+  /**
+   * A file's bytes. At most `maxBytes` (default `DEFAULT_READ_FILE_MAX_BYTES`) are ever held on the host:
+   * a longer file (a 20 GiB sparse file, /dev/zero) fails with `FileTooLargeError` once the cap is passed.
+   */
+  readFile(path: string, options?: ReadFileOptions): Promise<Buffer>;
   writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
   /** Copy a host directory's contents into `sandboxDir` (created if absent). */
   uploadDir(hostDir: string, sandboxDir: string): Promise<void>;

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { SandboxError, SandgymError } from '../../errors.ts';
+import { isFileTooLargeError, SandboxError, SandgymError } from '../../errors.ts';
 import type { ExecResult } from '../../sandbox/index.ts';
 import type { ToolContext } from '../types.ts';
 
@@ -49,12 +49,24 @@ export async function statPath(ctx: ToolContext, path: string): Promise<{ kind: 
   return { kind, mode: mode ? Number.parseInt(mode, 8) : 0o644 };
 }
 
+/**
+ * The largest file the editor tools read whole. A policy can make any file (`truncate -s 20G`): reads
+ * stop at this cap on the host, and the agent is told to look at parts with execute_bash.
+ */
+export const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
+
 /** A file's text, or why it cannot be edited as text. */
 export async function readText(
   ctx: ToolContext,
   path: string,
 ): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
-  const bytes = await ctx.sandbox.readFile(path);
+  let bytes: Buffer;
+  try {
+    bytes = await ctx.sandbox.readFile(path, { maxBytes: MAX_TEXT_FILE_BYTES });
+  } catch (e) {
+    if (!isFileTooLargeError(e)) throw e;
+    return { ok: false, reason: `${path} is larger than ${MAX_TEXT_FILE_BYTES} bytes` };
+  }
   if (bytes.includes(0)) return { ok: false, reason: `${path} is a binary file (${bytes.length} bytes)` };
   const text = bytes.toString('utf8');
   // Editing a file that is not UTF-8 through a string would silently rewrite its other bytes.

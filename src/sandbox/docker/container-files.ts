@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
-import { SandboxError, SandgymError } from '../../errors.ts';
+import { FileTooLargeError, SandboxError, SandgymError } from '../../errors.ts';
 import { extractTar } from '../extract-tar.ts';
 import { engineMessage, httpStatus } from './docker-api.ts';
 import { type ExecTarget, explainFailure } from './exec-session.ts';
@@ -19,10 +19,10 @@ const MAX_SYMLINKS = 40;
  * tar, paths resolve inside the container's root (symlinks too), and parents are created on write.
  * `path` arguments are already normalized absolute paths (see sandbox-path.ts).
  */
-export async function readContainerFile(target: ExecTarget, path: string): Promise<Buffer> {
+export async function readContainerFile(target: ExecTarget, path: string, maxBytes: number): Promise<Buffer> {
   let current = path;
   for (let hops = 0; hops <= MAX_SYMLINKS; hops++) {
-    const entry = await firstEntry(target, current, 'readFile');
+    const entry = await firstEntry(target, current, 'readFile', maxBytes);
     if (entry.type === 'file') return entry.data;
     if (entry.type === 'directory') {
       throw new SandboxError(target.sandboxId, `readFile ${path}: is a directory; use downloadDir`);
@@ -87,6 +87,7 @@ async function isDirectory(target: ExecTarget, path: string): Promise<boolean> {
   try {
     return (await firstEntry(target, path, 'uploadDir')).type === 'directory';
   } catch (e) {
+    if (e instanceof FileTooLargeError) return false;
     if (e instanceof SandboxError && /no such file/.test(e.message)) return false;
     throw e;
   }
@@ -97,8 +98,11 @@ type FirstEntry =
   | { type: 'directory' }
   | { type: 'symlink'; linkname: string };
 
-/** The first entry of the archive of `path`: the file, the directory or the link itself. */
-async function firstEntry(target: ExecTarget, path: string, what: string): Promise<FirstEntry> {
+/**
+ * The first entry of the archive of `path`: the file, the directory or the link itself. A file longer
+ * than `maxBytes` is refused from its header, before any of its data is read.
+ */
+async function firstEntry(target: ExecTarget, path: string, what: string, maxBytes = 0): Promise<FirstEntry> {
   const source = await getArchive(target, path, `${what} ${path}`);
   const extract = tar.extract();
   try {
@@ -107,6 +111,11 @@ async function firstEntry(target: ExecTarget, path: string, what: string): Promi
       extract.once('entry', (header, stream) => {
         const { type, linkname } = header;
         if (type === 'file' || type === 'contiguous-file') {
+          if ((header.size ?? 0) > maxBytes) {
+            stream.resume();
+            reject(new FileTooLargeError(target.sandboxId, path, maxBytes));
+            return;
+          }
           collect(stream).then((data) => resolve({ type: 'file', data }), reject);
           return;
         }

@@ -1,11 +1,12 @@
 import { stat } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { ConfigError, SandboxError } from '../../errors.ts';
-import { toArgv } from '../call-checks.ts';
+import { readFileCap, toArgv } from '../call-checks.ts';
 import { normalizeImageName } from '../images/index.ts';
 import type {
   ExecOptions,
   ExecResult,
+  ReadFileOptions,
   Sandbox,
   SandboxLimits,
   SandboxProcess,
@@ -113,9 +114,9 @@ export class DockerSandbox implements Sandbox, ExecTarget {
     });
   }
 
-  async readFile(path: string): Promise<Buffer> {
+  async readFile(path: string, options?: ReadFileOptions): Promise<Buffer> {
     this.assertOpen();
-    return readContainerFile(this, sandboxPath(this.id, path));
+    return readContainerFile(this, sandboxPath(this.id, path), readFileCap(this.id, options));
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {

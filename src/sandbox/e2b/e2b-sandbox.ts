@@ -1,8 +1,9 @@
-import { isSandgymError, SandboxError } from '../../errors.ts';
-import { assertForkCount, checkEnv, toArgv } from '../call-checks.ts';
+import { FileTooLargeError, isSandgymError, SandboxError } from '../../errors.ts';
+import { assertForkCount, checkEnv, readFileCap, toArgv } from '../call-checks.ts';
 import type {
   ExecOptions,
   ExecResult,
+  ReadFileOptions,
   Sandbox,
   SandboxLimits,
   SandboxProcess,
@@ -11,7 +12,7 @@ import type {
 import type { E2BApiClient } from './api-client.ts';
 import { downloadDirectory, type TransferHost, uploadDirectory } from './dir-transfer.ts';
 import type { EnvdClient } from './envd-client.ts';
-import { StreamIdleError } from './http-transport.ts';
+import { BodyTooLargeError, StreamIdleError } from './http-transport.ts';
 import { signalMarkedArgv } from './process-marker.ts';
 import { runRemoteExec } from './remote-exec.ts';
 import { spawnRemote } from './remote-spawn.ts';
@@ -19,7 +20,6 @@ import { isRpcError } from './rpc-error.ts';
 
 const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
 const SIGNAL_TREE_TIMEOUT_MS = 15_000;
-const MAX_READ_FILE_BYTES = 2 * 1024 ** 3;
 
 /** What a sandbox asks of the provider that made it. */
 export interface E2BSandboxOwner {
@@ -137,11 +137,13 @@ export class E2BSandbox implements Sandbox, TransferHost {
     });
   }
 
-  async readFile(path: string): Promise<Buffer> {
+  async readFile(path: string, options?: ReadFileOptions): Promise<Buffer> {
     this.assertOpen();
+    const maxBytes = readFileCap(this.id, options);
     try {
-      return await this.envd.readFile(path, MAX_READ_FILE_BYTES);
+      return await this.envd.readFile(path, maxBytes);
     } catch (e) {
+      if (e instanceof BodyTooLargeError) throw new FileTooLargeError(this.id, path, maxBytes);
       throw this.failure(e, `cannot read ${path}`);
     }
   }

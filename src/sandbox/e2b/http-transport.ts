@@ -105,7 +105,7 @@ export function readBody(res: ResponseBody, maxBytes: number, idleMs: number): P
       total += chunk.length;
       if (total <= maxBytes) chunks.push(chunk);
       else if (!settled) {
-        settle(new SandgymError(`response body over ${maxBytes} bytes from ${describeResponse(res)}`));
+        settle(new BodyTooLargeError(`response body over ${maxBytes} bytes from ${describeResponse(res)}`));
         res.destroy();
       }
     });
@@ -145,6 +145,11 @@ export async function* withIdleDeadline(res: IncomingMessage, idleMs: number): A
     clearTimeout(timer);
     if (!res.complete) res.destroy();
   }
+}
+
+/** A body longer than its reader's cap; nothing past the cap was kept. */
+export class BodyTooLargeError extends SandgymError {
+  override name = 'BodyTooLargeError';
 }
 
 /** A stream that went silent: no data and no keepalive for longer than the read deadline. */

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { posix } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { ConfigError, SandboxError, SandgymError } from '../../errors.ts';
+import { ConfigError, FileTooLargeError, SandboxError, SandgymError } from '../../errors.ts';
 import { extractTar } from '../extract-tar.ts';
 import type { RawCommandParams, RawResult } from './raw-command.ts';
 
@@ -14,7 +14,7 @@ export interface FileOpsHost {
   readonly workdir: string;
   raw(
     argv: readonly string[],
-    options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'timeoutMs' | 'signal'>,
+    options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'maxStdoutBytes' | 'timeoutMs' | 'signal'>,
   ): Promise<RawResult>;
 }
 
@@ -37,9 +37,11 @@ function failure(host: FileOpsHost, what: string, r: RawResult): SandboxError {
   return new SandboxError(host.id, `${what}: ${why}`);
 }
 
-export async function readSandboxFile(host: FileOpsHost, path: string): Promise<Buffer> {
+/** Reads at most `maxBytes` into host memory, whatever the sandbox's `cat` (or the file) does. */
+export async function readSandboxFile(host: FileOpsHost, path: string, maxBytes: number): Promise<Buffer> {
   const abs = sandboxPath(host, path);
-  const r = await host.raw(['cat', '--', abs], { timeoutMs: FILE_OP_TIMEOUT_MS });
+  const r = await host.raw(['cat', '--', abs], { timeoutMs: FILE_OP_TIMEOUT_MS, maxStdoutBytes: maxBytes });
+  if (r.overflowed) throw new FileTooLargeError(host.id, abs, maxBytes);
   if (r.exitCode !== 0) throw failure(host, `cannot read ${abs}`, r);
   return r.stdout;
 }

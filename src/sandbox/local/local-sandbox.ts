@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxError } from '../../errors.ts';
-import { assertForkCount, checkEnv, toArgv } from '../call-checks.ts';
+import { assertForkCount, checkEnv, readFileCap, toArgv } from '../call-checks.ts';
 import { closedStdin } from '../closed-stdin.ts';
 import { processStartTicks } from '../owner.ts';
 import type {
   ExecOptions,
   ExecResult,
+  ReadFileOptions,
   Sandbox,
   SandboxLimits,
   SandboxProcess,
@@ -216,14 +217,14 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
 
   async raw(
     argv: readonly string[],
-    options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'timeoutMs' | 'signal'>,
+    options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'maxStdoutBytes' | 'timeoutMs' | 'signal'>,
   ): Promise<RawResult> {
     return runRawCommand({ ...this.enterParams(argv, '/', undefined), ...options });
   }
 
-  async readFile(path: string): Promise<Buffer> {
+  async readFile(path: string, options?: ReadFileOptions): Promise<Buffer> {
     this.assertUsable();
-    return readSandboxFile(this, path);
+    return readSandboxFile(this, path, readFileCap(this.id, options));
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {

@@ -6,6 +6,8 @@ export interface RawResult {
   exitCode: number;
   stdout: Buffer;
   stderr: string;
+  /** The command wrote more than `maxStdoutBytes` and was killed; `stdout` holds the first ones. */
+  overflowed: boolean;
 }
 
 export interface RawCommandParams extends Omit<EnterParams, 'stdin'> {
@@ -13,13 +15,16 @@ export interface RawCommandParams extends Omit<EnterParams, 'stdin'> {
   /** Where stdout goes; collected into `stdout` when absent. */
   stdout?: NodeJS.WritableStream;
   timeoutMs: number;
+  /** Cap on the stdout collected (when `stdout` is absent): past it the command is killed. */
+  maxStdoutBytes?: number;
   /** Kills the command (a reader on the host gave up on its output). */
   signal?: AbortSignal;
 }
 
 /**
  * Runs one of sandgym's own helper commands (cat, tar, mkdir) inside the sandbox: binary stdout kept whole
- * or streamed on, no output cap, a deadline that kills the tree and reports exit 124.
+ * up to a cap (what the sandbox prints is the sandbox's choice) or streamed on, a deadline that kills the
+ * tree and reports exit 124.
  */
 export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
   let child: Awaited<ReturnType<typeof enterSandbox>>;
@@ -30,12 +35,27 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
     throw e;
   }
   const chunks: Buffer[] = [];
+  let overflowed = false;
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => {
     if (stderr.length < 16_384) stderr += b.toString();
   });
   if (p.stdout) child.stdout!.pipe(p.stdout);
-  else child.stdout!.on('data', (b: Buffer) => chunks.push(b));
+  else {
+    let collected = 0;
+    const cap = p.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
+    child.stdout!.on('data', (b: Buffer) => {
+      if (overflowed) return;
+      if (collected + b.length > cap) {
+        overflowed = true;
+        chunks.push(b.subarray(0, cap - collected));
+        void p.group.kill();
+        return;
+      }
+      collected += b.length;
+      chunks.push(b);
+    });
+  }
   if (p.stdin) {
     child.stdin!.on('error', () => {});
     if (p.stdin instanceof Readable) p.stdin.pipe(child.stdin!);
@@ -53,7 +73,7 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
       child.once('error', (e) => reject(startFailure(p.sandboxId, e)));
       child.once('close', (code, signal) => resolve(exitCodeOf(code, signal)));
     });
-    return { exitCode: timedOut ? 124 : exitCode, stdout: Buffer.concat(chunks), stderr };
+    return { exitCode: timedOut ? 124 : exitCode, stdout: Buffer.concat(chunks), stderr, overflowed };
   } finally {
     clearTimeout(timer);
     p.signal?.removeEventListener('abort', abort);
