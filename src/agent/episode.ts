@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/index.ts';
-import { type EpisodeGrade, prepareSandbox, SWEEnv } from '../env/index.ts';
+import { createToolSet, type EpisodeGrade, prepareSandbox, renderInstruction, SWEEnv } from '../env/index.ts';
 import { errorMessage, isInfrastructureFault } from '../errors.ts';
-import type { Sampler } from '../llm/types.ts';
+import type { ChatMessage, Sampler, ToolSpec } from '../llm/types.ts';
 import type { Sandbox, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../tasks/index.ts';
 import { VERSION } from '../version.ts';
@@ -174,6 +174,25 @@ async function gradeOnce(
   });
   if (graded.reward === null) memo.delete(key);
   return graded;
+}
+
+/**
+ * The first request an episode of `task` makes, as the loop builds it from SWEEnv: the system prompt and
+ * the instruction, with the tools (function calling). What a preflight measures against the context.
+ */
+export function firstPrompt(task: Task, config: Config): { messages: ChatMessage[]; tools?: ToolSpec[] } {
+  const prompts = loadPromptSet(promptNameFor(task, config.agent.prompt));
+  const tools = createToolSet(config.env.tools, { blockedCommands: config.env.bash_blocklist }).map(
+    (t) => t.spec,
+  );
+  const format = config.agent.tool_call_format;
+  return {
+    messages: [
+      { role: 'system', content: renderSystemPrompt(prompts, format, tools) },
+      { role: 'user', content: renderInstruction(task, prompts.instruction) },
+    ],
+    ...(format === 'function_calling' ? { tools } : {}),
+  };
 }
 
 /** Sandbox settings from the config, labelled with the task so `sandgym gc` output says what it was. */

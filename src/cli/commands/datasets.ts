@@ -28,7 +28,7 @@ export async function loadDatasets(
 }
 
 /** Bundled SWE tasks ship as repositories, not images: their images are built (once, cached) here. */
-function isBundled(task: Task): task is SweTask {
+export function isBundled(task: Task): task is SweTask {
   return task.kind === 'swe' && task.image.startsWith('sandgym/') && task.repo.startsWith('sandgym/');
 }
 

@@ -21,6 +21,7 @@ import {
   trainRun,
 } from '../../train/loop/index.ts';
 import { VERSION } from '../../version.ts';
+import { formatChecks, preflight } from '../preflight.ts';
 import { createProgress } from '../progress.ts';
 import { providerFor } from '../provider.ts';
 import { ensureTaskImages, loadDatasets } from './datasets.ts';
@@ -39,9 +40,13 @@ interface Session {
   end: (status: 'FINISHED' | 'FAILED' | 'KILLED') => Promise<void>;
 }
 
+function runDirOf(config: Config, output: string | undefined): string {
+  return output ?? join(config.trainer.default_local_dir, config.trainer.experiment_name);
+}
+
 /** What train and main share: the run directory, sandboxes, metrics sinks, and Ctrl-C that stops cleanly. */
 async function openSession(config: Config, output: string | undefined): Promise<Session> {
-  const runDir = output ?? join(config.trainer.default_local_dir, config.trainer.experiment_name);
+  const runDir = runDirOf(config, output);
   mkdirSync(runDir, { recursive: true });
   writeFileSync(join(runDir, 'config.yaml'), stringify({ sandgym_version: VERSION, ...config }));
   const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -173,13 +178,26 @@ export function registerTrainCommand(program: Command): void {
       "continue from the run directory's latest checkpoint, and fail if it has none (without it a run resumes when it can: trainer.resume_mode=auto)",
     )
     .option('-o, --output <dir>', 'run directory')
+    .option(
+      '--dry-run',
+      'check the config against the data, the provider, the LLM server and the engine (prompts within the context), then stop: no sandbox starts, nothing is written',
+    )
     .action(
-      async (args: string[], flags: { sft?: string[]; rl?: boolean; resume?: boolean; output?: string }) => {
+      async (
+        args: string[],
+        flags: { sft?: string[]; rl?: boolean; resume?: boolean; output?: string; dryRun?: boolean },
+      ) => {
         const { files, overrides } = configArgs(args);
         const config = loadConfig(files, [
           ...overrides,
           ...(flags.resume ? ['trainer.resume_mode=must'] : []),
         ]);
+        if (flags.dryRun) {
+          const checks = await preflight(config, { runDir: runDirOf(config, flags.output) });
+          process.stdout.write(`${formatChecks(checks)}\n`);
+          if (checks.some((c) => !c.ok)) process.exitCode = 1;
+          return;
+        }
         const s = await openSession(config, flags.output);
         let status: 'FINISHED' | 'FAILED' = 'FAILED';
         try {
