@@ -51,7 +51,10 @@ describe('preflight (sandgym train --dry-run)', { skip, timeout: 120_000 }, () =
       /^the longest first prompt .* is \d+ tokens \(limit 512, context 1024\)$/,
     );
 
-    const server = await ScriptedServer.start({ policy: sequencePolicy([{ content: 'x' }]), model: 'served' });
+    const server = await ScriptedServer.start({
+      policy: sequencePolicy([{ content: 'x' }]),
+      model: 'served',
+    });
     try {
       const withServer = (model: string) =>
         loadConfig([micro], ['llm.backend=openai', `llm.base_url=${server.baseUrl}`, `llm.model=${model}`]);
