@@ -208,8 +208,11 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
       stderr: child.stderr!,
       stdin: child.stdin ?? closedStdin(),
       kill: (signal: NodeJS.Signals = 'SIGKILL') => {
-        if (signal === 'SIGKILL') void params.group.kill();
-        else params.group.signal(signal);
+        if (signal === 'SIGKILL') {
+          // The helper may not have joined the group yet (it was just started): killed, it never runs the command.
+          child.kill('SIGKILL');
+          void params.group.kill();
+        } else params.group.signal(signal);
       },
       exited,
     };
