@@ -17,6 +17,7 @@ interface ToolCallParts {
  */
 export function collectChatStream(streamText: string, url: string): ChatCompletion {
   let content = '';
+  let reasoning: string | undefined;
   const calls: ToolCallParts[] = [];
   const tokenIds: number[] = [];
   const logprobs: { logprob: number }[] = [];
@@ -37,6 +38,8 @@ export function collectChatStream(streamText: string, url: string): ChatCompleti
     promptTokenIds ??= chunk.prompt_token_ids ?? undefined;
     for (const choice of chunk.choices) {
       content += choice.delta?.content ?? '';
+      const thought = choice.delta?.reasoning_content ?? choice.delta?.reasoning;
+      if (thought != null) reasoning = (reasoning ?? '') + thought;
       for (const d of choice.delta?.tool_calls ?? []) {
         const call = calls[d.index] ?? { id: undefined, name: '', arguments: '' };
         calls[d.index] = call;
@@ -69,6 +72,7 @@ export function collectChatStream(streamText: string, url: string): ChatCompleti
         message: {
           role: 'assistant',
           content,
+          ...(reasoning !== undefined ? { reasoning_content: reasoning } : {}),
           tool_calls: calls
             .filter(Boolean)
             .map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),

@@ -127,6 +127,24 @@ describe('OpenAIChatSampler', () => {
     }
   });
 
+  it('keeps the reasoning a reasoning parser split off (Qwen3 on vLLM), plain and streamed, and does not send it back', async () => {
+    const reply = { reasoning: 'The test fails; look first.', content: 'Looking.' };
+    for (const stream of [false, true]) {
+      const { server, sampler, done } = await setup([reply, { content: 'ok' }], { stream });
+      try {
+        const result = await sampler.sample(request);
+        assert.equal(result.message.reasoning_content, 'The test fails; look first.');
+        assert.equal(result.message.content, 'Looking.');
+        await sampler.sample({ ...request, messages: [...request.messages, result.message] });
+        const sent = server.requests[1]!.body.messages as Record<string, unknown>[];
+        assert.equal(sent.at(-1)?.content, 'Looking.');
+        assert.equal('reasoning_content' in sent.at(-1)!, false);
+      } finally {
+        await done();
+      }
+    }
+  });
+
   it('retries a 429 after the wait the server asks for', async () => {
     const { server, sampler, retries, done } = await setup([
       { fault: 'rate-limit', retryAfterMs: 120 },

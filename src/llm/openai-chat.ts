@@ -170,10 +170,13 @@ function toSampleResult(completion: ChatCompletion, url: string, latencyMs: numb
     },
   }));
   const tokens = turnTokens(completion, url);
+  const reasoning = choice.message.reasoning_content ?? choice.message.reasoning;
   return {
     message: {
       role: 'assistant',
       content: choice.message.content ?? '',
+      // Kept for the trajectory; not sent back, since some APIs refuse it in requests.
+      ...(reasoning != null ? { reasoning_content: reasoning } : {}),
       ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
     },
     finishReason: mapFinishReason(choice.finish_reason, toolCalls.length > 0),

@@ -26,6 +26,9 @@ export const chatCompletionSchema = z.object({
         message: z.object({
           role: z.string().nullish(),
           content: z.string().nullish(),
+          /** vLLM's reasoning parsers: `reasoning_content`, `reasoning` from vLLM 0.10. */
+          reasoning_content: z.string().nullish(),
+          reasoning: z.string().nullish(),
           tool_calls: z.array(toolCall).nullish(),
         }),
         finish_reason: z.string().nullish(),
@@ -66,6 +69,8 @@ export const chatChunkSchema = z.object({
         delta: z
           .object({
             content: z.string().nullish(),
+            reasoning_content: z.string().nullish(),
+            reasoning: z.string().nullish(),
             tool_calls: z
               .array(
                 z.object({

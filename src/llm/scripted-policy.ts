@@ -26,6 +26,8 @@ export type ScriptedRequest =
 export interface ScriptedReply {
   /** Chat: the assistant's text. Completion: the text to encode with the server's tokenizer. */
   content?: string;
+  /** Chat only: the reasoning, sent apart as `reasoning_content`, as vLLM's reasoning parsers do. */
+  reasoning?: string;
   /** Chat only: structured tool calls (`arguments` as JSON text or an object). */
   toolCalls?: { name: string; arguments: string | Record<string, unknown>; id?: string }[];
   /** Completion: the ids to return instead of encoding `content`. Chat: returned when asked. */

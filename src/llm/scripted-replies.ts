@@ -55,6 +55,7 @@ export function chatCompletionBody(
           role: 'assistant',
           // OpenAI sends null content beside tool calls; clients must cope.
           content: reply.content ?? (toolCalls.length ? null : ''),
+          ...(reply.reasoning !== undefined ? { reasoning_content: reply.reasoning } : {}),
           ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
         },
         finish_reason: chatFinishReason(reply),
@@ -95,6 +96,7 @@ export function chatCompletionChunks(
       ...(full.prompt_token_ids ? { prompt_token_ids: full.prompt_token_ids } : {}),
     },
   ];
+  if (reply.reasoning) chunks.push(chunk({ reasoning_content: reply.reasoning }));
   const content = message.content ?? '';
   const cut = Math.ceil(content.length / 2);
   for (const piece of [content.slice(0, cut), content.slice(cut)])
