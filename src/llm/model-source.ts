@@ -1,7 +1,6 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { downloadFileToCacheDir, modelInfo } from '@huggingface/hub';
 import { ConfigError, errorMessage } from '../errors.ts';
 
 /** Where a model named by its Hugging Face id comes from, as huggingface_hub's environment says. */
@@ -94,6 +93,8 @@ async function downloadTokenizerFiles(
   repoDir: string,
   options: ModelSourceOptions,
 ): Promise<string> {
+  // Loaded only to download: it adds ~100 ms to every command that merely imports src/llm.
+  const { downloadFileToCacheDir, modelInfo } = await import('@huggingface/hub');
   const hub = {
     repo: { type: 'model' as const, name: model },
     ...(options.endpoint ? { hubUrl: options.endpoint.replace(/\/+$/, '') } : {}),
