@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SandboxError } from '../../errors.ts';
@@ -30,11 +30,18 @@ export async function prepareHelper(home: string, compiler = 'cc'): Promise<stri
     return binary;
   await mkdir(join(home, 'bin'), { recursive: true });
   const tmp = `${binary}.${process.pid}.tmp`;
-  const libs = sources.some((s) => s.includes('<seccomp.h>')) ? ['-lseccomp'] : [];
   try {
-    await runHostCommand(compiler, ['-O2', '-o', tmp, ...names.map((f) => join(SOURCE_DIR, f)), ...libs], {
-      timeoutMs: 60_000,
-    });
+    const prebuilt = await prebuildSeccomp(compiler, tmp);
+    try {
+      const define = `-DSANDGYM_SECCOMP_PREBUILT="${prebuilt}"`;
+      await runHostCommand(
+        compiler,
+        ['-O2', define, '-o', tmp, ...names.map((f) => join(SOURCE_DIR, f)), '-lseccomp'],
+        { timeoutMs: 60_000 },
+      );
+    } finally {
+      await rm(prebuilt, { force: true });
+    }
   } catch (e) {
     await rm(tmp, { force: true });
     throw new SandboxError(
@@ -55,4 +62,24 @@ export async function prepareHelper(home: string, compiler = 'cc'): Promise<stri
     if (path !== binary && s && Date.now() - s.mtimeMs > STALE_MS) await rm(path, { force: true });
   }
   return binary;
+}
+
+/**
+ * The seccomp filter as C initializers (seccomp.c's `bpf-c` mode) in `<tmp>.seccomp.h`, for the helper to
+ * compile in: every command runs a fresh helper, and building the filter there would cost it
+ * milliseconds (see seccomp.c). Returns the file's path.
+ */
+async function prebuildSeccomp(compiler: string, tmp: string): Promise<string> {
+  const generator = `${tmp}.seccomp`;
+  try {
+    const source = join(SOURCE_DIR, 'seccomp.c');
+    await runHostCommand(compiler, ['-O2', '-DSANDGYM_SECCOMP_MAIN', '-o', generator, source, '-lseccomp'], {
+      timeoutMs: 60_000,
+    });
+    const { stdout } = await runHostCommand(generator, ['bpf-c'], { timeoutMs: 60_000 });
+    await writeFile(`${generator}.h`, stdout);
+    return `${generator}.h`;
+  } finally {
+    await rm(generator, { force: true });
+  }
 }

@@ -100,6 +100,9 @@ function bwrapArgs(p: LaunchParams): string[] {
     // The user namespace the helper made (its fd 4): root inside is the range's first host uid.
     '--userns',
     '4',
+    // The seccomp filter (helper/seccomp.c; its fd 5), for pid 1: bwrap applies it right before exec.
+    '--seccomp',
+    '5',
     '--uid',
     '0',
     '--gid',

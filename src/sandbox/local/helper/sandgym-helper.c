@@ -15,7 +15,8 @@
  *     (copying COPY_FROM into upper for a fork, its owners shifted from range COPY_BASE to ours), mount
  *     each layer of LOWERDIR (relative to LAYERS_DIR) id-mapped, the overlay of them on DIR/merged, the
  *     sandbox's /dev in DIR/dev; make DIR reachable at MNT_DIR for the unprivileged bwrap; report
- *     {"uid-base": S} on fd 3; then run bwrap as host uid S with the user namespace on fd 4, staying its
+ *     {"uid-base": S} on fd 3; then run bwrap as host uid S with the user namespace on fd 4 and the
+ *     seccomp filter on fd 5 (for pid 1; enter installs it for every command), staying its
  *     parent (we hold the mounts and the range lock until it exits, then exit as it did).
  *
  *   sandgym-helper enter LIMITS INIT_PID CWD -- ARGV...
@@ -135,6 +136,8 @@ static int expect_separator(int argc, char **argv, int i) {
 #define MNT_DIR RUN_DIR "/mnt"
 /* The user namespace's fd in bwrap (`--userns 4` in launch-init.ts). */
 #define USERNS_FD 4
+/* The seccomp filter's fd in bwrap (`--seccomp 5`), which applies it to pid 1 right before exec. */
+#define SECCOMP_FD 5
 
 /* Docker's default capabilities (moby daemon/pkg/oci/caps/defaults.go). */
 static const int docker_caps[] = {CAP_CHOWN,   CAP_DAC_OVERRIDE,     CAP_FSETID,     CAP_FOWNER, CAP_MKNOD,
@@ -408,6 +411,11 @@ static int start(int argc, char **argv) {
   if (child < 0) die(1, "fork: %s", strerror(errno));
   if (child == 0) {
     if (dup2(userns, USERNS_FD) != USERNS_FD) die(1, "dup2: %s", strerror(errno));
+    /* pid 1 runs under the filter too: a process inside could otherwise ptrace it and run unfiltered. */
+    int filter = sandgym_seccomp_bpf_fd();
+    /* dup2 onto itself would keep close-on-exec. */
+    if (filter < 0 || (filter == SECCOMP_FD ? fcntl(filter, F_SETFD, 0) : dup2(filter, SECCOMP_FD)) < 0)
+      die(1, "seccomp filter: %s", strerror(errno));
     become(base);
     /* A session keyring of the sandbox's own: keys added inside never land in one the host uses. */
     if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) die(1, "keyctl: %s", strerror(errno));

@@ -9,8 +9,8 @@ int sandgym_prepare_seccomp(void);
 /* Loads the filter into the calling thread (and sets no_new_privs): 0, or -1 with errno set. */
 int sandgym_install_seccomp(void);
 
-/* A memfd holding the filter as classic BPF, at offset 0 and inherited across exec, for bwrap's
- * `--seccomp FD`: the fd, or -1 with errno set. */
+/* A memfd holding the filter as classic BPF at offset 0, for bwrap's `--seccomp FD`; close-on-exec,
+ * so dup2 it to the number bwrap is told: the fd, or -1 with errno set. */
 int sandgym_seccomp_bpf_fd(void);
 
 /* Writes the filter's rules to `out`, one a line, for tests: 0, or -1 with errno set. */

@@ -253,7 +253,7 @@ int sandgym_install_seccomp(void) {
 int sandgym_seccomp_bpf_fd(void) {
   if (sandgym_prepare_seccomp() != 0) return -1;
   size_t size = program.len * sizeof(struct sock_filter);
-  int fd = memfd_create("sandgym-seccomp", 0);
+  int fd = memfd_create("sandgym-seccomp", MFD_CLOEXEC);
   if (fd < 0) return -1;
   if (pwrite(fd, program.filter, size, 0) != (ssize_t)size) {
     close(fd);
