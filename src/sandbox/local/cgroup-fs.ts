@@ -54,6 +54,19 @@ export function removeCgroupTree(dir: string): boolean {
   return ok;
 }
 
+/**
+ * Processes that may still start before a group counts as full: an exec needs its helper's fork and a
+ * shell's few. A fork bomb holds a group at its limit; a busy sandbox rarely comes this close.
+ */
+const PIDS_HEADROOM = 8;
+
+/** Whether the pids controller at `dir` is (within PIDS_HEADROOM of) its pids.max. */
+export function pidsNearMax(dir: string): boolean {
+  const max = Number(readCgroupFile(dir, 'pids.max'));
+  const current = Number(readCgroupFile(dir, 'pids.current'));
+  return Number.isFinite(max) && Number.isFinite(current) && current >= max - PIDS_HEADROOM;
+}
+
 export function killPids(pids: readonly number[], signal: NodeJS.Signals): void {
   for (const pid of pids) {
     try {

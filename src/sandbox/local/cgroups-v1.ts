@@ -7,6 +7,7 @@ import {
   childCgroups,
   killCgroupTree,
   killPids,
+  pidsNearMax,
   readCgroupFile,
   removeCgroupTree,
   sleep,
@@ -129,10 +130,12 @@ class V1Sandbox implements SandboxLimitsHandle {
         await killCgroupTree(dir, freezer);
       },
       signal: (signal) => killPids(cgroupPids(dir), signal),
-      release: () => {
-        removeCgroupTree(dir);
-      },
+      release: () => removeCgroupTree(dir),
     };
+  }
+
+  pidsExhausted(): boolean {
+    return pidsNearMax(this.driver.dir('pids', this.id));
   }
 
   freeze(): Promise<void> {

@@ -7,6 +7,7 @@ import {
   childCgroups,
   killCgroupTree,
   killPids,
+  pidsNearMax,
   readCgroupFile,
   removeCgroupTree,
   sleep,
@@ -138,10 +139,12 @@ class V2Sandbox implements SandboxLimitsHandle {
       attach: () => {},
       kill: () => killV2(dir),
       signal: (signal) => killPids(cgroupPids(dir), signal),
-      release: () => {
-        removeCgroupTree(dir);
-      },
+      release: () => removeCgroupTree(dir),
     };
+  }
+
+  pidsExhausted(): boolean {
+    return pidsNearMax(this.dir);
   }
 
   freeze(): Promise<void> {

@@ -24,6 +24,8 @@ export interface SandboxLimitsHandle {
   entry(): LimitEntry;
   /** A group for one exec: joined through its `entry`, killed as a whole even after setsid. */
   execGroup(execId: string): ExecGroup;
+  /** True when (almost) no process can start any more: the sandbox is at its process limit. */
+  pidsExhausted(): boolean;
   /** Stops every process of the sandbox (fork and snapshot copy a still filesystem). */
   freeze(): Promise<void>;
   thaw(): Promise<void>;
@@ -40,6 +42,6 @@ export interface ExecGroup {
   kill(): Promise<void>;
   /** Sends `signal` to every process of the group. */
   signal(signal: NodeJS.Signals): void;
-  /** Frees the group if it is empty (background processes may outlive their exec). */
-  release(): void;
+  /** Frees the group if it is empty (background processes may outlive their exec); true when freed. */
+  release(): boolean;
 }

@@ -150,6 +150,31 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
     await removeTestImage(provider.store, 'sandgym-test/local-setuid:1');
   });
 
+  it('after a fork bomb left in the background, and after a memory kill, the next exec works', async () => {
+    const s = await provider.create({ image: 'sandgym/base', limits: { pids: 64, memoryBytes: 256 * MiB } });
+    const bomb = 'import os\nwhile True:\n  try: os.fork()\n  except OSError: pass';
+    // The exec returns at once; the bomb (setsid, in the background) fills the process limit and stays.
+    const started = await s.exec([
+      'sh',
+      '-c',
+      'setsid python3 -c "$1" >/dev/null 2>&1 & echo started',
+      'sh',
+      bomb,
+    ]);
+    assert.equal(started.stdout, 'started\n');
+    await new Promise((r) => setTimeout(r, 2000));
+    for (let i = 0; i < 3; i++) {
+      const r = await s.exec('echo ok', { timeoutMs: 60_000 });
+      assert.deepEqual([r.exitCode, r.stdout], [0, 'ok\n'], r.stderr);
+    }
+    const hog = await s.exec(['python3', '-c', 'x = bytearray(1024 ** 3)']);
+    assert.equal(hog.exitCode, 137, 'the memory hog is killed');
+    const r = await s.exec('echo ok; ps -e | wc -l');
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stdout, /^ok\n/);
+    await s.close();
+  });
+
   it('resolves relative paths and cwd against the workdir', async () => {
     const s = await provider.create({ image: 'sandgym/base', workdir: '/srv' });
     await s.writeFile('app/main.py', 'print("hi")\n');

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxError } from '../../errors.ts';
 import { assertForkCount, checkEnv, readFileCap, toArgv } from '../call-checks.ts';
@@ -24,7 +25,7 @@ import {
 import type { HostChild, SpawnHost } from './fork-server.ts';
 import type { HostTools } from './host-tools.ts';
 import type { LaunchedInit } from './launch-init.ts';
-import type { SandboxLimitsHandle } from './limit-driver.ts';
+import type { ExecGroup, SandboxLimitsHandle } from './limit-driver.ts';
 import { type RawCommandParams, type RawResult, runRawCommand } from './raw-command.ts';
 import { exitCodeOf, runExec } from './run-exec.ts';
 
@@ -33,6 +34,14 @@ const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** How long close() waits for the sandbox's processes to exit after it killed them. */
 const SHUTDOWN_WAIT_MS = 10_000;
+
+/**
+ * The exec helper's own failure to fork inside the sandbox (it exits 125 with its name): the sandbox was
+ * out of processes or memory, and the command never started.
+ */
+function helperCouldNotFork(r: ExecResult): boolean {
+  return r.exitCode === 125 && r.stderr.startsWith('sandgym-helper: fork:');
+}
 
 /** What a sandbox asks of the provider that made it. */
 export interface SandboxOwner {
@@ -87,6 +96,8 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   private readonly holderExited: Promise<void>;
   private readonly owner: SandboxOwner;
   private execCount = 0;
+  /** Groups of finished execs that still hold processes (background jobs, or what a fork bomb left). */
+  private readonly lingering = new Set<ExecGroup>();
   private died = false;
   private closing: Promise<void> | undefined;
   private frozenDepth = 0;
@@ -165,28 +176,73 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
       tools: this.tools,
       spawn: this.spawnHost,
       initPid: this.init.pid,
-      group: this.limitsHandle.execGroup(`x${++this.execCount}`),
+      group: this.trackedGroup(),
       env: { ...this.env, ...env },
       cwd: cwd === undefined ? this.workdir : sandboxPath(this, cwd),
       argv,
     };
   }
 
+  /** An exec's group that, when its exec ends with processes left in it, is remembered as lingering. */
+  private trackedGroup(): ExecGroup {
+    const group = this.limitsHandle.execGroup(`x${++this.execCount}`);
+    return {
+      ...group,
+      release: () => {
+        if (!group.release()) this.lingering.add(group);
+        return true;
+      },
+    };
+  }
+
+  /**
+   * Before a command starts: when the sandbox is at its process limit, what finished execs left behind
+   * (a fork bomb in the background) is killed, so the command can start at all (before, every later exec
+   * failed with 125 until close). Running execs and spawned processes are kept, and below the limit
+   * background jobs (a server the agent started) live on.
+   */
+  private async reclaimPids(force: boolean): Promise<boolean> {
+    this.assertUsable();
+    for (const group of this.lingering) if (group.release()) this.lingering.delete(group);
+    if (this.lingering.size === 0 || !(force || this.limitsHandle.pidsExhausted())) return false;
+    const groups = [...this.lingering];
+    this.lingering.clear();
+    await Promise.all(
+      groups.map(async (group) => {
+        await group.kill();
+        if (!group.release()) this.lingering.add(group);
+      }),
+    );
+    return true;
+  }
+
   async exec(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
-    const params = this.enterParams(toArgv(this.id, command), options.cwd, options.env);
-    const result = await runExec({
-      ...params,
-      stdin: options.stdin,
-      timeoutMs: options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
-      maxOutputBytes: options.maxOutputBytes ?? this.limits.outputBytes,
-      signal: options.signal,
-    });
+    await this.reclaimPids(false);
+    const run = () =>
+      runExec({
+        ...this.enterParams(toArgv(this.id, command), options.cwd, options.env),
+        stdin: options.stdin,
+        timeoutMs: options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
+        maxOutputBytes: options.maxOutputBytes ?? this.limits.outputBytes,
+        signal: options.signal,
+      });
+    let result = await run();
+    // The limit filled between the check and the helper's fork (a bomb that had just started): the
+    // command never ran, so once the leftovers are gone it runs (a stream stdin may be half read: not then).
+    if (
+      helperCouldNotFork(result) &&
+      !(options.stdin instanceof Readable) &&
+      (await this.reclaimPids(true))
+    ) {
+      result = await run();
+    }
     // A command can fail as entering does; only a dead pid 1 makes it the sandbox's fault.
     if (result.exitCode !== 0 && !this.closing) this.assertUsable();
     return result;
   }
 
   async spawn(command: string | readonly string[], options: SpawnOptions = {}): Promise<SandboxProcess> {
+    await this.reclaimPids(false);
     const params = this.enterParams(toArgv(this.id, command), options.cwd, options.env);
     let child: HostChild;
     try {
@@ -222,6 +278,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     argv: readonly string[],
     options: Pick<RawCommandParams, 'stdin' | 'stdout' | 'maxStdoutBytes' | 'timeoutMs' | 'signal'>,
   ): Promise<RawResult> {
+    await this.reclaimPids(false);
     return runRawCommand({ ...this.enterParams(argv, '/', undefined), ...options });
   }
 

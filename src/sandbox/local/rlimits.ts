@@ -61,8 +61,13 @@ class RlimitSandbox implements SandboxLimitsHandle {
       },
       kill: async () => signalGroup('SIGKILL'),
       signal: signalGroup,
-      release: () => {},
+      release: () => true,
     };
+  }
+
+  /** Nothing counts a sandbox's processes here (see the class comment). */
+  pidsExhausted(): boolean {
+    return false;
   }
 
   async freeze(): Promise<void> {}
