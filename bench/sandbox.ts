@@ -5,6 +5,7 @@
  * returns once the processes are gone, the cgroup and directory removal runs in the background),
  * fork(8) of a sandbox with some state (median of FORK_RUNS), and how many idle sandboxes the host holds
  * at once (up to CONCURRENT_TARGET, each then checked with an exec) with their memory.
+ * Then the attack tests on local sandboxes (`benchEscapes`), with the hardening on as always.
  * Docker part: `benchDocker` below, owned by the docker provider.
  * The last line printed is one line of JSON. Timings are only comparable within one run.
  */
@@ -221,7 +222,34 @@ async function dockerCli(args: string[]): Promise<string> {
 
 // ── end of the docker part ──
 
+/**
+ * The local sandbox's attack tests (src/sandbox/local/*escape*.local.test.ts and the seccomp probe from
+ * inside, when present), run as a suite: how many attacks were tried and how many were contained (the
+ * same number, or the sandbox has a hole).
+ */
+async function benchEscapes(): Promise<{ escapes_tried: number; escapes_contained: number }> {
+  const { execFile } = await import('node:child_process');
+  const { readdirSync } = await import('node:fs');
+  const dir = new URL('../src/sandbox/local/', import.meta.url).pathname;
+  const files = readdirSync(dir)
+    .filter((f) => /^(escapes|seccomp)\.local\.test\.ts$/.test(f))
+    .map((f) => join(dir, f));
+  const tap = await new Promise<string>((resolve) =>
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-reporter=tap', ...files],
+      { timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
+      (_e, stdout) => resolve(stdout),
+    ),
+  );
+  const count = (key: string) => Number(new RegExp(`^# ${key} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
+  const result = { escapes_tried: count('tests'), escapes_contained: count('pass') };
+  console.log(`local escapes: ${result.escapes_contained}/${result.escapes_tried} attacks contained`);
+  return result;
+}
+
 const local = await benchLocal();
+const escapes = await benchEscapes();
 const docker = await benchDocker();
 const ratio =
   docker.docker_cli_lifecycle_p50_ms === null
@@ -229,4 +257,4 @@ const ratio =
     : round(docker.docker_cli_lifecycle_p50_ms / local.local_lifecycle_p50_ms);
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 console.log(`host load average at the end: ${load}`);
-console.log(JSON.stringify({ ...local, ...docker, ratio_docker_cli_over_local: ratio }));
+console.log(JSON.stringify({ ...local, ...escapes, ...docker, ratio_docker_cli_over_local: ratio }));
