@@ -86,7 +86,11 @@ describe('local sandbox escapes', { skip: skip ?? false, timeout: 300_000 }, () 
       'unshare -Urm sh -c "mount -o remount,bind,rw /proc/sys && echo 1 > /proc/sys/kernel/core_pattern && echo ESCAPED"',
     );
     assert.doesNotMatch(nested.stdout, /ESCAPED/);
-    const write = await sh(b, 'echo x >> /etc/resolv.conf && echo WROTE');
+    // The host's resolv.conf, where a sandbox with network gets it bound read-only.
+    const write = await sh(
+      b,
+      'grep -q " /etc/resolv.conf " /proc/self/mountinfo && echo x >> /etc/resolv.conf && echo WROTE',
+    );
     assert.doesNotMatch(write.stdout, /WROTE/);
   });
 
