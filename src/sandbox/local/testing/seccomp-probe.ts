@@ -32,3 +32,11 @@ export async function buildProbe(dir: string): Promise<string> {
   await promisify(execFile)('cc', ['-O2', '-static', '-pthread', '-o', probe, source]);
   return probe;
 }
+
+/** Whether the host kernel takes 32-bit calls at all (ia32 emulation may be off): the probe, unfiltered. */
+export async function kernelTakesInt80(probe: string): Promise<boolean> {
+  return promisify(execFile)(probe, ['int80']).then(
+    (r) => r.stdout.startsWith('int80 survived'),
+    () => false,
+  );
+}
