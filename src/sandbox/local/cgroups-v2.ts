@@ -49,11 +49,15 @@ export class CgroupV2Driver implements LimitDriver {
     return driver;
   }
 
-  /** Turns on the wanted controllers for the sandboxes' parent; those the host lacks stay off. */
+  /**
+   * Turns on the wanted controllers down to the sandboxes' parent (every level of `parent`); those the
+   * host lacks stay off.
+   */
   private enableControllers(): void {
     const available = (readCgroupFile(this.root, 'cgroup.controllers') ?? '').split(/\s+/);
+    const levels = this.parent.split('/').map((_, i, parts) => join(this.root, ...parts.slice(0, i + 1)));
     for (const c of WANTED.filter((w) => available.includes(w))) {
-      for (const dir of [this.root, this.base]) {
+      for (const dir of [this.root, ...levels]) {
         try {
           writeCgroupFile(dir, 'cgroup.subtree_control', `+${c}`);
         } catch {}

@@ -5,7 +5,7 @@ import { currentRunId } from '../owner.ts';
 import type { SandboxProvider } from '../types.ts';
 import { prepareHelper } from './helper-binary.ts';
 import { findHostTools } from './host-tools.ts';
-import { chooseLimitDriver, type LimitChoice } from './limit-drivers.ts';
+import { cgroupParent, chooseLimitDriver, type LimitChoice } from './limit-drivers.ts';
 import { LocalProvider } from './local-provider.ts';
 
 export { LocalProvider } from './local-provider.ts';
@@ -35,7 +35,7 @@ export async function createLocal(options: ProviderOptions = {}): Promise<LocalP
     home,
     runId: options.runId ?? currentRunId(),
     tools,
-    limitDriver: chooseLimitDriver(local.limits ?? 'auto'),
+    limitDriver: chooseLimitDriver(local.limits ?? 'auto', cgroupParent(home)),
     importFromDocker: local.importFromDocker ?? true,
   });
 }

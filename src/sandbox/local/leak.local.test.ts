@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { resolveHome } from '../images/home.ts';
 import { processStartTicks } from '../owner.ts';
-import { chooseLimitDriver } from './limit-drivers.ts';
+import { cgroupParent, chooseLimitDriver } from './limit-drivers.ts';
 import { readMeta, type SandboxMeta } from './sandbox-meta.ts';
 import { localTestSkipReason } from './test-support.ts';
 
@@ -57,7 +57,7 @@ describe('nothing leaks', { skip: skip ?? false, timeout: 180_000 }, () => {
     // No check that the report names every id: a concurrent test's run starts with gc too and may reap a
     // dead owner's sandbox first. What counts is that nothing is left.
 
-    const driver = chooseLimitDriver();
+    const driver = chooseLimitDriver('auto', cgroupParent(resolveHome()));
     for (const m of metas) {
       assert.equal(processExists(m.init), false, `pid 1 of ${m.id} is gone`);
       assert.equal(processExists(m.holder), false, `bwrap of ${m.id} is gone`);

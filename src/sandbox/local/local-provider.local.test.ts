@@ -92,6 +92,36 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
     await live.close();
   });
 
+  it('gc --all of another sandgym home on the same host never harms a live sandbox or its exec cgroups', async () => {
+    const otherHome = await mkdtemp(join(tmpdir(), 'sg-other-home-'));
+    const other = await createLocal({ home: otherHome });
+    const live = await provider.create({ image: 'sandgym/base' });
+    try {
+      assert.ok(
+        !other.limitDriver.listSandboxIds().includes(live.id),
+        "the other home's gc does not even list this home's cgroups",
+      );
+      let stop = false;
+      const sweeping = (async () => {
+        while (!stop) await other.gc({ all: true });
+      })();
+      const results = [];
+      for (let i = 0; i < 40; i++) results.push(await live.exec('echo alive'));
+      stop = true;
+      await sweeping;
+      assert.deepEqual(
+        results.filter((r) => r.exitCode !== 0 || r.stdout !== 'alive\n'),
+        [],
+        'every exec ran while the other home collected garbage',
+      );
+      assert.ok(provider.limitDriver.cgroupDirs(live.id).every((d) => existsSync(d)));
+    } finally {
+      await live.close();
+      await other.close();
+      await rm(otherHome, { recursive: true, force: true });
+    }
+  });
+
   it('refuses new sandboxes once closed, and closes all it made', async () => {
     const own = await createLocal();
     const a = await own.create({ image: 'sandgym/base' });
