@@ -46,6 +46,15 @@ describe('nothing leaks', { skip: skip ?? false, timeout: 180_000 }, () => {
 
     holder.kill('SIGKILL');
     await new Promise((r) => holder.once('exit', r));
+    // The sandboxes die with their owner, before any gc: its fork server dies with it, each sandbox's
+    // holder with the fork server, bwrap and pid 1 with their holder.
+    const deadline = Date.now() + 30_000;
+    while (metas.some((m) => processExists(m.init) || processExists(m.holder)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    assert.ok(
+      metas.every((m) => !processExists(m.init) && !processExists(m.holder)),
+      'every sandbox died with its owner',
+    );
 
     const gc = run(['bin/sandgym.js', 'gc', '--provider', 'local']);
     let report = '';
@@ -60,7 +69,7 @@ describe('nothing leaks', { skip: skip ?? false, timeout: 180_000 }, () => {
     const driver = chooseLimitDriver('auto', cgroupParent(resolveHome()));
     for (const m of metas) {
       assert.equal(processExists(m.init), false, `pid 1 of ${m.id} is gone`);
-      assert.equal(processExists(m.holder), false, `bwrap of ${m.id} is gone`);
+      assert.equal(processExists(m.holder), false, `holder of ${m.id} is gone`);
       assert.equal(existsSync(join(sandboxesDir, m.id)), false, `dir of ${m.id} is gone`);
       assert.deepEqual(
         driver.cgroupDirs(m.id).filter((d) => existsSync(d)),

@@ -370,6 +370,10 @@ static int start(int argc, char **argv) {
   const char *copy_base = arg(argc, argv, i++), *cp = arg(argc, argv, i++);
   i = expect_separator(argc, argv, i);
   prctl(PR_SET_DUMPABLE, 0);
+  /* The sandbox dies with sandgym (bwrap's --die-with-parent then takes the rest): as bwrap was, we are
+     the child of the fork server, which dies with sandgym. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1) die(1, "sandgym exited before the sandbox started");
 
   uid_t base = lock_uid_range();
   int userns = make_userns(base);
