@@ -9,7 +9,9 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # 1. System packages: bubblewrap and catatonit (local sandboxes: isolation, and a pid-1 that reaps and
 #    survives `kill -9 -1`), a C compiler and libseccomp (sandgym-helper, the local provider's only start
-#    path, and its seccomp filter), debootstrap (base images), Docker (docker provider).
+#    path, and its seccomp filter), e2fsprogs (each local sandbox's disk image), passt and nftables
+#    (network for local sandboxes that ask for it: pasta's user-mode NAT, and the firewall that keeps it
+#    off the host and private ranges), debootstrap (base images), Docker (docker provider).
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v debootstrap >/dev/null || need+=(debootstrap)
@@ -17,6 +19,9 @@ command -v dockerd >/dev/null || need+=(docker.io)
 command -v catatonit >/dev/null || need+=(catatonit)
 command -v cc >/dev/null || need+=(gcc libc6-dev)
 [ -e /usr/include/seccomp.h ] || need+=(libseccomp-dev)
+command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
+command -v pasta >/dev/null || need+=(passt)
+command -v nft >/dev/null || need+=(nftables)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive

@@ -34,7 +34,8 @@ async function destroyByMeta(
   if (meta) {
     killIfSame(meta.init);
     killIfSame(meta.holder);
-    await waitGone([meta.init, meta.holder]);
+    killIfSame(meta.pasta);
+    await waitGone([meta.init, meta.holder, meta.pasta]);
     // The limit driver of the sandbox's creator, when it differs from ours, left nothing we can reach.
     if (meta.limitMechanism === provider.limitDriver.mechanism)
       await provider.limitDriver.sandbox(meta.id).destroy();

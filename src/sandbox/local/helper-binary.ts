@@ -15,7 +15,8 @@ const SOURCE_DIR = fileURLToPath(new URL('./helper/', import.meta.url));
  * what to install, never a weaker sandbox.
  */
 export async function prepareHelper(home: string, compiler = 'cc'): Promise<string> {
-  const names = (await readdir(SOURCE_DIR)).filter((f) => f.endsWith('.c')).sort();
+  // Headers count for the version: a change in one changes the program.
+  const names = (await readdir(SOURCE_DIR)).filter((f) => /\.[ch]$/.test(f)).sort();
   const sources = await Promise.all(names.map((f) => readFile(join(SOURCE_DIR, f), 'utf8')));
   const hash = createHash('sha256');
   for (const [k, name] of names.entries()) hash.update(`${name}\0${sources[k]}\0`);
@@ -36,7 +37,14 @@ export async function prepareHelper(home: string, compiler = 'cc'): Promise<stri
       const define = `-DSANDGYM_SECCOMP_PREBUILT="${prebuilt}"`;
       await runHostCommand(
         compiler,
-        ['-O2', define, '-o', tmp, ...names.map((f) => join(SOURCE_DIR, f)), '-lseccomp'],
+        [
+          '-O2',
+          define,
+          '-o',
+          tmp,
+          ...names.filter((f) => f.endsWith('.c')).map((f) => join(SOURCE_DIR, f)),
+          '-lseccomp',
+        ],
         { timeoutMs: 60_000 },
       );
     } finally {

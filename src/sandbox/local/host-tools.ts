@@ -7,6 +7,8 @@ export interface HostTools {
   bwrap: string;
   /** The pid-1 of every sandbox: reaps orphans and survives `kill -9 -1` from inside. */
   catatonit: string;
+  /** Formats each sandbox's disk image. */
+  mkfs: string;
   /** sandgym-helper, compiled here (helper-binary.ts): it starts and enters every sandbox. */
   helper: string;
 }
@@ -15,9 +17,11 @@ const SEARCH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/
 type RequiredTool = Exclude<keyof HostTools, 'helper'>;
 
 const EXTRA: Partial<Record<RequiredTool, string[]>> = { catatonit: ['/usr/libexec/podman'] };
+const NAMES: Partial<Record<RequiredTool, string>> = { mkfs: 'mkfs.ext4' };
 const PACKAGES: Record<RequiredTool, string> = {
   bwrap: 'bubblewrap',
   catatonit: 'catatonit',
+  mkfs: 'e2fsprogs',
 };
 
 function find(name: string, dirs: readonly string[]): string | undefined {
@@ -44,7 +48,7 @@ export function findHostTools(pathEnv: string | undefined): Omit<HostTools, 'hel
   if (process.getuid?.() !== 0) {
     throw new SandboxError(
       undefined,
-      'the local provider needs root: it mounts overlayfs and tmpfs and writes cgroup limits. Run sandgym as ' +
+      'the local provider needs root: it mounts overlayfs and ext4 images and writes cgroup limits. Run sandgym as ' +
         'root, or use --provider docker (running unprivileged would need user namespaces, a delegated ' +
         'writable cgroup and fuse-overlayfs, which sandgym does not support yet)',
     );
@@ -53,12 +57,16 @@ export function findHostTools(pathEnv: string | undefined): Omit<HostTools, 'hel
   const tools: Partial<Record<RequiredTool, string>> = {};
   const missing: string[] = [];
   for (const name of Object.keys(PACKAGES) as RequiredTool[]) {
-    const path = find(name, [...dirs, ...(EXTRA[name] ?? [])]);
+    const path = find(NAMES[name] ?? name, [...dirs, ...(EXTRA[name] ?? [])]);
     if (path) tools[name] = path;
-    else missing.push(name);
+    else missing.push(NAMES[name] ?? name);
   }
   if (missing.length > 0) {
-    const packages = [...new Set(missing.map((m) => PACKAGES[m as RequiredTool]))].join(' ');
+    const packages = [
+      ...new Set((Object.keys(PACKAGES) as RequiredTool[]).filter((k) => missing.includes(NAMES[k] ?? k))),
+    ]
+      .map((k) => PACKAGES[k])
+      .join(' ');
     throw new SandboxError(
       undefined,
       `the local provider needs ${missing.join(', ')}; install them (apt-get install ${packages}) ` +

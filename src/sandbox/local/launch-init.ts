@@ -10,7 +10,7 @@ export interface LaunchParams {
   id: string;
   tools: HostTools;
   spawn: SpawnHost;
-  /** The sandbox directory: the mount point of its tmpfs (in the sandbox's mount namespace only). */
+  /** The sandbox directory: the mount point of its disk image (in the sandbox's mount namespace only). */
   dir: string;
   /** `<home>/layers`, and the sandbox's lower layers in it, topmost first. */
   layersDir: string;
@@ -19,6 +19,8 @@ export interface LaunchParams {
   /** How the starting process puts itself under the sandbox's limits. */
   limits: LimitEntry;
   network: boolean;
+  /** With network: the resolv.conf to bind over the image's (see network.ts). */
+  resolvConf?: string;
   /** Created when missing, as Docker does for a container's working directory. */
   workdir: string;
   /** Fork: a parent's upper directory (reachable through /proc/<pid>/root) to start from, and its uid range. */
@@ -88,11 +90,12 @@ const PROC_ARGS = procArgs();
 
 /**
  * sandgym-helper (see helper/sandgym-helper.c) does the whole start: joins the limits, locks a host uid
- * range and makes the sandbox's user namespace, mounts (in a private mount namespace) a tmpfs of
- * `diskBytes` with the overlay's upper and work dirs, the image's layers id-mapped into the range, the
- * overlay of them, then runs bwrap as the range's first uid with catatonit as pid 1. The mounts exist
- * only in that namespace, so they vanish with the sandbox, even when sandgym is killed; the host sees
- * the directory as it was, holding only meta.json.
+ * range and makes the sandbox's user namespace, mounts (in a private mount namespace) a sparse ext4
+ * image of `diskBytes` (helper/disk.c: the sandbox's writable disk, on the host's disk rather than in
+ * its memory; full means ENOSPC) with the overlay's upper and work dirs, the image's layers id-mapped
+ * into the range, the overlay of them, then runs bwrap as the range's first uid with catatonit as pid 1.
+ * The mounts exist only in that namespace, so they vanish with the sandbox, even when sandgym is killed
+ * (the loop device detaches itself then); the host sees the directory holding meta.json and disk.ext4.
  */
 function bwrapArgs(p: LaunchParams): string[] {
   return [
@@ -111,7 +114,8 @@ function bwrapArgs(p: LaunchParams): string[] {
     '--unshare-pid',
     '--unshare-uts',
     '--unshare-cgroup',
-    ...(p.network ? [] : ['--unshare-net']),
+    // A network namespace of its own even with network access: pasta connects it (network.ts).
+    '--unshare-net',
     '--bind',
     `${MNT_DIR}/merged`,
     '/',
@@ -124,7 +128,7 @@ function bwrapArgs(p: LaunchParams): string[] {
     '--ro-bind',
     p.tools.catatonit,
     '/dev/.init',
-    ...(p.network ? ['--ro-bind', '/etc/resolv.conf', '/etc/resolv.conf'] : []),
+    ...(p.network ? ['--ro-bind', p.resolvConf ?? '/etc/resolv.conf', '/etc/resolv.conf'] : []),
     // bwrap creates it inside the new root, so a symlink in the image cannot point it at the host.
     ...(p.workdir === '/' ? [] : ['--dir', p.workdir]),
     '--cap-drop',
@@ -156,6 +160,7 @@ function startArgs(p: LaunchParams): string[] {
     p.copyUpperFrom?.path ?? '-',
     String(p.copyUpperFrom?.uidBase ?? 0),
     '/bin/cp',
+    p.tools.mkfs,
     '--',
     ...bwrapArgs(p),
   ];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { resolveHome } from '../images/home.ts';
@@ -24,8 +24,21 @@ function processExists(p: { pid: number; startTicks: number } | undefined): bool
   return p !== undefined && processStartTicks(p.pid) === p.startTicks;
 }
 
+/** Files backing the host's loop devices (each sandbox's disk image has one while it runs). */
+function loopBackingFiles(): string[] {
+  return readdirSync('/sys/block')
+    .filter((d) => d.startsWith('loop'))
+    .flatMap((d) => {
+      try {
+        return [readFileSync(`/sys/block/${d}/loop/backing_file`, 'utf8').trim()];
+      } catch {
+        return [];
+      }
+    });
+}
+
 describe('nothing leaks', { skip: skip ?? false, timeout: 180_000 }, () => {
-  it('after kill -9 of a process holding 20 sandboxes, `sandgym gc` leaves no mount, process, cgroup or dir', async () => {
+  it('after kill -9 of a process holding 20 sandboxes, `sandgym gc` leaves no mount, process, cgroup, dir or loop device', async () => {
     const holder = run(['src/sandbox/local/testing/hold-sandboxes.ts', '20']);
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -79,5 +92,16 @@ describe('nothing leaks', { skip: skip ?? false, timeout: 180_000 }, () => {
     }
     const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
     assert.ok(!mounts.includes(sandboxesDir), 'no sandbox mount is visible on the host');
+    // A loop device detaches once its mount namespace is torn down, which the kernel may finish a moment
+    // after the last process exits.
+    const dirs = metas.map((m) => join(sandboxesDir, m.id));
+    const loopDeadline = Date.now() + 20_000;
+    while (loopBackingFiles().some((f) => dirs.some((d) => f.startsWith(d))) && Date.now() < loopDeadline)
+      await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(
+      loopBackingFiles().filter((f) => dirs.some((d) => f.startsWith(d))),
+      [],
+      'no loop device is left',
+    );
   });
 });

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -62,6 +61,8 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
   it('fails the next call of a sandbox killed from outside with a SandboxError saying it died', async () => {
     const s = await provider.create({ image: 'sandgym/base' });
     process.kill(s.initPid, 'SIGKILL');
+    // A SIGKILL lands when its target next runs: on a loaded host an exec could still slip in before.
+    while (running(s.initPid)) await new Promise((r) => setTimeout(r, 5));
     await assert.rejects(
       s.exec('true'),
       (e: unknown) => isSandboxError(e) && /died/.test(e.message) && e.isRetryable,
@@ -237,24 +238,6 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
       await s.close();
       await rm(outside, { recursive: true, force: true });
       await rm(target, { recursive: true, force: true });
-    }
-  });
-
-  it('shares the host network only when asked', async () => {
-    const server = createServer((c) => c.end('HOST\n'));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as { port: number }).port;
-    const probe = [
-      'python3',
-      '-c',
-      `import socket; print(socket.create_connection(("127.0.0.1", ${port}), 3).recv(9))`,
-    ];
-    try {
-      const open = await provider.create({ image: 'sandgym/base', network: true });
-      assert.match((await open.exec(probe)).stdout, /HOST/);
-      await open.close();
-    } finally {
-      server.close();
     }
   });
 

@@ -25,6 +25,7 @@ import { launchInit } from './launch-init.ts';
 import type { LimitDriver } from './limit-driver.ts';
 import { resolveLimits } from './limits.ts';
 import { LocalSandbox, type SandboxOwner } from './local-sandbox.ts';
+import { connectSandbox, type HostNetwork, prepareHostNetwork } from './network.ts';
 import { layersInUse, removeSandboxDir } from './sandbox-dirs.ts';
 import { type SandboxMeta, writeMeta } from './sandbox-meta.ts';
 
@@ -71,6 +72,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
   private closed = false;
   private forkServer: ForkServer | undefined;
   private readonly releases = new Set<Promise<void>>();
+  private hostNetwork: Promise<HostNetwork> | undefined;
 
   constructor(readonly config: LocalProviderConfig) {
     this.store = new ImageStore(config.home);
@@ -85,6 +87,14 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
     if (!this.forkServer?.alive) this.forkServer = new ForkServer(this.config.tools.helper);
     return this.forkServer.spawn(file, args, options);
   };
+
+  /** The host side of sandboxes with network access, readied on the first one (see network.ts). */
+  private network(): Promise<HostNetwork> {
+    this.hostNetwork ??= prepareHostNetwork();
+    // A failure is not cached: the next sandbox tries again (after the host was fixed).
+    void this.hostNetwork.catch(() => (this.hostNetwork = undefined));
+    return this.hostNetwork;
+  }
 
   get limitDriver(): LimitDriver {
     return this.config.limitDriver;
@@ -162,10 +172,11 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
     copyUpperFrom?: { path: string; uidBase: number },
     signal?: AbortSignal,
   ): Promise<LocalSandbox> {
+    const hostNetwork = spec.network ? await this.network() : undefined;
     const id = randomBytes(6).toString('hex');
     const dir = join(this.sandboxesDir, id);
-    // Only this directory and meta.json live on the host's disk: the sandbox's mounts (see launch-init.ts)
-    // make their own directories on its tmpfs, where they cost nothing to create and remove.
+    // This directory holds meta.json and the sandbox's disk image; the sandbox's mounts (see
+    // launch-init.ts) make their own directories on that image.
     mkdirSync(dir, { recursive: true });
     const createdAtMs = Date.now();
     const labels = {
@@ -200,6 +211,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
         diskBytes: spec.limits.diskBytes,
         limits: limitsHandle.entry(),
         network: spec.network,
+        ...(hostNetwork && { resolvConf: hostNetwork.resolvConf }),
         workdir: spec.workdir,
         ...(copyUpperFrom !== undefined && { copyUpperFrom }),
         ...(signal && { signal }),
@@ -207,6 +219,22 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
       meta.init = launched.init;
       meta.holder = { pid: launched.holder.pid!, startTicks: launched.holderTicks };
       writeMeta(dir, meta);
+      if (hostNetwork) {
+        try {
+          meta.pasta = await connectSandbox(
+            hostNetwork,
+            this.spawnHost,
+            this.config.tools.helper,
+            id,
+            dir,
+            launched.init.pid,
+          );
+        } catch (e) {
+          launched.holder.kill('SIGKILL');
+          throw e;
+        }
+        writeMeta(dir, meta);
+      }
       const sandbox = new LocalSandbox({
         ...spec,
         id,
@@ -216,6 +244,7 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
         spawn: this.spawnHost,
         limitsHandle,
         launched,
+        pasta: meta.pasta,
         owner: this,
       });
       this.open.add(sandbox);

@@ -67,6 +67,8 @@ export interface LocalSandboxInit {
   spawn: SpawnHost;
   limitsHandle: SandboxLimitsHandle;
   launched: LaunchedInit;
+  /** pasta, for a sandbox with network access. */
+  pasta?: { pid: number; startTicks: number } | undefined;
   owner: SandboxOwner;
   ttlMs: number;
 }
@@ -90,6 +92,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   private readonly tools: HostTools;
   private readonly spawnHost: SpawnHost;
   private readonly init: { pid: number; startTicks: number };
+  private readonly pasta: { pid: number; startTicks: number } | undefined;
   readonly holder: HostChild;
   /** Host uid (and gid) of root inside; the sandbox's ids 0..65535 are host ids uidBase.. */
   readonly uidBase: number;
@@ -117,6 +120,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     this.spawnHost = o.spawn;
     this.limitsHandle = o.limitsHandle;
     this.init = o.launched.init;
+    this.pasta = o.pasta;
     this.holder = o.launched.holder;
     this.uidBase = o.launched.uidBase;
     this.owner = o.owner;
@@ -331,9 +335,12 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   private async shutdown(): Promise<void> {
     clearTimeout(this.ttlTimer);
     // Killing pid 1 ends its pid namespace (the kernel kills the rest); bwrap's monitor then exits and
-    // with it the mount namespace holding the overlay and the tmpfs.
+    // with it the mount namespace holding the overlay and the disk image.
     if (this.initAlive()) process.kill(this.init.pid, 'SIGKILL');
     this.holder.kill('SIGKILL');
+    // sandgym-helper net would kill it once pid 1 is gone; sooner is better.
+    if (this.pasta && processStartTicks(this.pasta.pid) === this.pasta.startTicks)
+      process.kill(this.pasta.pid, 'SIGKILL');
     const deadline = Date.now() + SHUTDOWN_WAIT_MS;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.holderExited, new Promise((r) => (timer = setTimeout(r, SHUTDOWN_WAIT_MS)))]);

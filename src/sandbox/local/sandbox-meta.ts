@@ -28,6 +28,8 @@ export interface SandboxMeta {
   init?: { pid: number; startTicks: number };
   /** Host pid of bwrap's monitor process, which holds the sandbox's mounts in its mount namespace. */
   holder?: { pid: number; startTicks: number };
+  /** Host pid of pasta, the user-mode NAT of a sandbox with network access (see network.ts). */
+  pasta?: { pid: number; startTicks: number };
 }
 
 export function metaPath(dir: string): string {

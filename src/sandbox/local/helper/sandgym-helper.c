@@ -9,9 +9,9 @@
  * sandbox's life), so its root is an unprivileged host user; the image's layers (owned by host 0..65535)
  * are seen through id-mapped mounts, so they appear owned by S.. without a chown.
  *
- *   sandgym-helper start LIMITS DIR DISK_BYTES LAYERS_DIR LOWERDIR COPY_FROM|- COPY_BASE CP -- BWRAP_ARGV...
+ *   sandgym-helper start LIMITS DIR DISK_BYTES LAYERS_DIR LOWERDIR COPY_FROM|- COPY_BASE CP MKFS -- BWRAP_ARGV...
  *     Join the sandbox's limits; lock a free uid range and make the sandbox's user namespace; in a
- *     private mount namespace, mount a tmpfs of DISK_BYTES on DIR with the overlay's upper and work dirs
+ *     private mount namespace, mount an ext4 image of DISK_BYTES on DIR (disk.c) with the overlay's upper and work dirs
  *     (copying COPY_FROM into upper for a fork, its owners shifted from range COPY_BASE to ours), mount
  *     each layer of LOWERDIR (relative to LAYERS_DIR) id-mapped, the overlay of them on DIR/merged, the
  *     sandbox's /dev in DIR/dev; make DIR reachable at MNT_DIR for the unprivileged bwrap; report
@@ -31,6 +31,9 @@
  *
  *   LIMITS = N PROCS_FILE... AS_BYTES|- FSIZE_BYTES|-
  *     N cgroup.procs files to write our pid to, then rlimits (address space, file size) or "-".
+ *
+ *   sandgym-helper net INIT_PID -- PASTA_ARGV...
+ *     Attach pasta to a sandbox with network access and kill it when the sandbox ends (net.c).
  *
  *   sandgym-helper spawner
  *     A fork server (see fork-server.ts): starts programs on request, so that sandgym's large Node process
@@ -75,9 +78,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helper.h"
 #include "sandgym-seccomp.h"
 
-static void die(int code, const char *fmt, ...) {
+void die(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fputs("sandgym-helper: ", stderr);
@@ -284,7 +288,7 @@ static void run_cp(const char *cp, const char *from, const char *to) {
 
 /*
  * The sandbox's /dev, as bwrap's --dev makes it (the same six devices, a private devpts, shm), on the
- * sandbox's tmpfs: one bind mount into the sandbox instead of --dev's tmpfs and seven, about a
+ * sandbox's disk: one bind mount into the sandbox instead of --dev's tmpfs and seven, about a
  * millisecond per start. Owned by the sandbox's root, as a container's /dev is.
  */
 static void make_dev(const char *dir, uid_t owner) {
@@ -368,6 +372,7 @@ static int start(int argc, char **argv) {
   const char *dir = arg(argc, argv, i++), *disk = arg(argc, argv, i++), *layers = arg(argc, argv, i++);
   const char *lower = arg(argc, argv, i++), *copy_from = arg(argc, argv, i++);
   const char *copy_base = arg(argc, argv, i++), *cp = arg(argc, argv, i++);
+  const char *mkfs = arg(argc, argv, i++);
   i = expect_separator(argc, argv, i);
   prctl(PR_SET_DUMPABLE, 0);
   /* The sandbox dies with sandgym (bwrap's --die-with-parent then takes the rest): as bwrap was, we are
@@ -381,9 +386,7 @@ static int start(int argc, char **argv) {
   if (unshare(CLONE_NEWNS) != 0) die(1, "unshare: %s", strerror(errno));
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) die(1, "make mounts private: %s", strerror(errno));
   char path[4096], upper[4096], work[4096], opts[4096], lowerdir[2048];
-  snprintf(opts, sizeof opts, "size=%s,mode=0755", disk);
-  if (mount("sandgym-disk", dir, "tmpfs", MS_NOSUID, opts) != 0)
-    die(1, "mount tmpfs on %s: %s", dir, strerror(errno));
+  mount_disk(dir, disk, mkfs, 0, 0);
   snprintf(upper, sizeof upper, "%s/upper", dir);
   snprintf(work, sizeof work, "%s/work", dir);
   snprintf(path, sizeof path, "%s/merged", dir);
@@ -727,7 +730,8 @@ static int run_mode(int argc, char **argv) {
   if (strcmp(mode, "enter") == 0) return enter(argc, argv);
   if (strcmp(mode, "shift") == 0) return shift(argc, argv);
   if (strcmp(mode, "spawner") == 0) return spawner();
-  die(2, "unknown mode %s (start, enter, shift or spawner)", mode);
+  if (strcmp(mode, "net") == 0) return net(argc, argv);
+  die(2, "unknown mode %s (start, enter, shift, net or spawner)", mode);
   return 2;
 }
 
