@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isConfigError, isFileTooLargeError, isSandboxError } from '../errors.ts';
 import { runHostSideAttacks } from './host-side-attacks.ts';
+import { killProbe } from './kill-probe.ts';
 import { type CreateSandboxOptions, LABELS, type Sandbox, type SandboxProvider } from './types.ts';
 
 /**
@@ -179,6 +180,14 @@ export function runSandboxConformance(target: ConformanceTarget): void {
         p.kill();
         const exit = await p.exited;
         assert.notEqual(exit.exitCode, 0);
+      });
+
+      it('kill ends the command and all it started (children, daemons), at any moment after start', async () => {
+        const s = await sandbox();
+        // 40 kills (10 at each moment) keep the suite fast; bench:serve's kill_survivors runs 100.
+        const r = await killProbe(s, { kills: 40 });
+        assert.deepEqual(r.wrongExits, [], 'every killed command reports SIGKILL (exit 137)');
+        assert.equal(r.survivors, 0, 'no process of a killed command lives on');
       });
 
       it('spawns without stdin: the command reads end-of-file at once, and stdin is closed', async () => {

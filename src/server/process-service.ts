@@ -17,6 +17,8 @@ import type { ServedSandbox } from './sandbox-registry.ts';
 /** Keepalive interval when the client asks none (envd's default is 90 s; ours stays under idle timeouts). */
 const DEFAULT_KEEPALIVE_S = 30;
 const MAX_KEEPALIVE_S = 60;
+/** How long a SendSignal(SIGKILL) waits for the process to be gone before it answers anyway. */
+const KILL_WAIT_MS = 10_000;
 
 /**
  * envd's `process.Process` service on the Sandbox contract: Start (streamed), List, SendInput,
@@ -50,9 +52,14 @@ export async function processCall(
       p.proc.stdin.end();
       return sendUnary(res, {});
     }
-    case 'SendSignal':
-      find(served, message).proc.kill(parseSignal(message.signal));
+    case 'SendSignal': {
+      const { proc } = find(served, message);
+      const signal = parseSignal(message.signal);
+      proc.kill(signal);
+      // A SIGKILL is answered once the process is gone, so that a client's kill() returning means dead.
+      if (signal === 'SIGKILL') await exitedWithin(proc, KILL_WAIT_MS);
       return sendUnary(res, {});
+    }
     default:
       throw new RpcError(
         'unimplemented',
@@ -152,4 +159,10 @@ function keepaliveSeconds(header: string | undefined): number {
   const n = Number(header);
   if (header === undefined || !Number.isInteger(n) || n <= 0) return DEFAULT_KEEPALIVE_S;
   return Math.min(n, MAX_KEEPALIVE_S);
+}
+
+async function exitedWithin(proc: ServedProcess['proc'], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([proc.exited.catch(() => {}), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }

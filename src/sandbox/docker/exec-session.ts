@@ -140,3 +140,24 @@ export async function killProcessTree(
   }
   return false;
 }
+
+/**
+ * SIGKILLs the exec marked `marker` for good: the engine starts an exec's process some time after the
+ * exec was opened, and a walk before that finds nothing, so the walk repeats until the exec has ended
+ * (`ended` settles), and once more after, for what it left behind. Resolves false if a walk could not run.
+ */
+export async function killUntilEnded(
+  target: ExecTarget,
+  marker: string,
+  ended: Promise<unknown>,
+): Promise<boolean> {
+  let over = false;
+  void ended.finally(() => {
+    over = true;
+  });
+  while (!over) {
+    if (!(await killProcessTree(target, marker))) return false;
+    await Promise.race([ended, sleep(20)]).catch(() => {});
+  }
+  return killProcessTree(target, marker);
+}

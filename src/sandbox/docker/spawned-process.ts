@@ -1,7 +1,14 @@
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import { closedStdin } from '../closed-stdin.ts';
 import type { SandboxProcess } from '../types.ts';
-import { type ExecTarget, execExitCode, killProcessTree, openExec, socketClosed } from './exec-session.ts';
+import {
+  type ExecTarget,
+  execExitCode,
+  killProcessTree,
+  killUntilEnded,
+  openExec,
+  socketClosed,
+} from './exec-session.ts';
 import { createExecStreamParser } from './parse-exec-stream.ts';
 import { newExecMarker, signalName, signalOfExitCode } from './process-tree.ts';
 
@@ -50,6 +57,7 @@ export async function spawnProcess(
       });
 
   let sentSignal: NodeJS.Signals | undefined;
+  let killing = false;
   const exited = socketClosed(socket).then(async () => {
     ended = true;
     stdout.end();
@@ -72,7 +80,11 @@ export async function spawnProcess(
     kill(signal: NodeJS.Signals = 'SIGKILL') {
       signalName(signal);
       sentSignal = signal;
-      void killProcessTree(target, marker, signal);
+      if (signal !== 'SIGKILL') void killProcessTree(target, marker, signal);
+      else if (!killing) {
+        killing = true;
+        void killUntilEnded(target, marker, exited);
+      }
     },
   };
 }

@@ -41,6 +41,16 @@ export async function enterSandbox(p: EnterParams): Promise<HostChild> {
   return child;
 }
 
+/**
+ * Kills an entered command's whole tree. Its host process joins the exec's group itself, a moment after
+ * it starts: a kill in that moment finds the group empty, so the process is killed by pid too (before it
+ * has joined it has started nothing; after, the group's kill takes it and everything it started).
+ */
+export function killEntered(child: HostChild, group: ExecGroup): Promise<void> {
+  child.kill('SIGKILL');
+  return group.kill();
+}
+
 /** The error for a command the host could not even start (out of processes or memory): retry later. */
 export function startFailure(sandboxId: string, e: Error): SandboxError {
   return new SandboxError(sandboxId, `could not start a command: ${e.message}`, {

@@ -13,7 +13,7 @@ import type {
   SandboxProcess,
   SpawnOptions,
 } from '../types.ts';
-import { enterSandbox, startFailure } from './enter-sandbox.ts';
+import { enterSandbox, killEntered, startFailure } from './enter-sandbox.ts';
 import {
   downloadDirectory,
   type FileOpsHost,
@@ -268,11 +268,8 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
       stderr: child.stderr!,
       stdin: child.stdin ?? closedStdin(),
       kill: (signal: NodeJS.Signals = 'SIGKILL') => {
-        if (signal === 'SIGKILL') {
-          // The helper may not have joined the group yet (it was just started): killed, it never runs the command.
-          child.kill('SIGKILL');
-          void params.group.kill();
-        } else params.group.signal(signal);
+        if (signal === 'SIGKILL') void killEntered(child, params.group);
+        else params.group.signal(signal);
       },
       exited,
     };

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type EnterParams, enterSandbox, startFailure } from './enter-sandbox.ts';
+import { type EnterParams, enterSandbox, killEntered, startFailure } from './enter-sandbox.ts';
 import { exitCodeOf } from './run-exec.ts';
 
 export interface RawResult {
@@ -64,7 +64,7 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    void p.group.kill();
+    void killEntered(child, p.group);
   }, p.timeoutMs);
   const abort = () => void p.group.kill();
   p.signal?.addEventListener('abort', abort, { once: true });

@@ -2,7 +2,7 @@ import { constants } from 'node:os';
 import { Readable } from 'node:stream';
 import { floodNotice, OutputCapture } from '../output-capture.ts';
 import type { ExecResult } from '../types.ts';
-import { type EnterParams, enterSandbox, startFailure } from './enter-sandbox.ts';
+import { type EnterParams, enterSandbox, killEntered, startFailure } from './enter-sandbox.ts';
 import type { HostChild } from './fork-server.ts';
 
 export interface RunExecParams extends Omit<EnterParams, 'stdin'> {
@@ -44,7 +44,7 @@ export async function runExec(p: RunExecParams): Promise<ExecResult> {
   let killing: Promise<void> | undefined;
   const killTree = (why: NonNullable<typeof reason>) => {
     reason ??= why;
-    killing ??= p.group.kill();
+    killing ??= killEntered(child, p.group);
   };
   for (const name of ['stdout', 'stderr'] as const) {
     child[name]!.on('data', (chunk: Buffer) => {
