@@ -44,6 +44,10 @@ export class SandboxRegistry {
     return this.entries.get(id)?.served;
   }
 
+  all(): ServedSandbox[] {
+    return [...this.entries.values()].map((e) => e.served);
+  }
+
   ownedBy(keyId: string): ServedSandbox[] {
     return [...this.entries.values()].map((e) => e.served).filter((s) => s.keyId === keyId);
   }

@@ -1,15 +1,16 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorMessage, isConfigError } from '../errors.ts';
-import { isRpcError } from '../sandbox/e2b/index.ts';
+import { ENVD_PORT, isRpcError } from '../sandbox/e2b/index.ts';
 import { sendRpcError } from './connect-server.ts';
-import { envdRoute, sandboxTarget } from './envd-routes.ts';
+import { envdRoute, type SandboxTarget, sandboxTarget } from './envd-routes.ts';
 import { HttpError, sendError } from './http-io.ts';
 import { lifecycleRoute } from './lifecycle-routes.ts';
 import { Quotas } from './quota.ts';
 import { SandboxRegistry } from './sandbox-registry.ts';
 import type { ServerContext } from './server-context.ts';
 import { resolveServerOptions, type SandboxServerOptions, type ServerSettings } from './server-options.ts';
+import { isSignedFileUrl, signedFileSandbox } from './signed-url.ts';
 
 /**
  * `sandgym serve`: one HTTP server speaking the E2B API for sandboxes of a local provider. Lifecycle
@@ -74,12 +75,19 @@ export class SandboxServer {
     try {
       if (this.closing) throw new HttpError(503, 'sandgym serve is shutting down', { Connection: 'close' });
       const url = new URL(req.url ?? '/', 'http://sandgym.invalid');
-      const target = sandboxTarget(req, this.settings.domain);
+      const target = sandboxTarget(req, this.settings.domain) ?? this.signedTarget(req, url);
       if (target) await envdRoute(this.ctx, target, req, res, url);
       else await lifecycleRoute(this.ctx, req, res, url);
     } catch (e) {
       this.fail(req, res, e);
     }
+  }
+
+  /** A signed /files URL names no sandbox when the client has one URL for all: its signature does. */
+  private signedTarget(req: IncomingMessage, url: URL): SandboxTarget | undefined {
+    if (!isSignedFileUrl(url)) return undefined;
+    const served = signedFileSandbox(url, req.method ?? 'GET', this.ctx.registry.all());
+    return { sandboxId: served.id, port: ENVD_PORT };
   }
 
   private fail(req: IncomingMessage, res: ServerResponse, e: unknown): void {
