@@ -123,7 +123,7 @@ async function createFailure(ctx: ServerContext, e: unknown, spec: NewSandboxSpe
 }
 
 async function template(ctx: ServerContext, key: ApiKeyRecord, templateID: string, res: ServerResponse) {
-  const image = templateImage(templateID, key.id);
+  const image = templateImage(templateID, key.id, ctx.settings.templates);
   if (!(await ctx.settings.provider.hasImage(image)))
     throw new HttpError(404, `template '${templateID}' not found`);
   sendJson(res, 200, { templateID, public: false, aliases: [], builds: [] });

@@ -49,6 +49,21 @@ describe('create requests', () => {
     );
     assert.throws(parse({ envVars: { 'A=B': 'x' } }), status(400, /environment variable/));
     assert.throws(parse({ metadata: { n: 5 } }), status(400, /metadata\.n/));
+    // What the SDK sends for network: { allowOut: [...] } / { denyOut: [...] }.
+    assert.throws(
+      parse({ network: { allowOut: ['8.8.8.8'] } }),
+      status(400, /network\.allowOut is not enforced/),
+    );
+    assert.throws(
+      parse({ network: { denyOut: ['0.0.0.0/0'] } }),
+      status(400, /network\.denyOut is not enforced/),
+    );
+    assert.equal(parse({ network: { allowPublicTraffic: false } })().network, false);
+  });
+
+  it("maps template names to images: 'base' (the SDKs' default) to the base image, others as configured", () => {
+    assert.equal(templateImage('base', 'k'), 'sandgym/base:latest');
+    assert.equal(templateImage('py', 'k', { py: 'python:3.12' }), 'python:3.12');
   });
 
   it("keeps each key's snapshots to itself", () => {

@@ -19,6 +19,8 @@ export interface NewSandboxSpec {
 
 /** The API's default lifetime when a create names none (spec/openapi.yml: `timeout` default 15). */
 const DEFAULT_TIMEOUT_S = 15;
+/** Template names that stand for images: `base` (what `Sandbox.create()` with no template asks). */
+export const DEFAULT_TEMPLATES: Readonly<Record<string, string>> = { base: 'sandgym/base' };
 /** Snapshots live under this prefix, one namespace per key. */
 export const SNAPSHOT_PREFIX = 'sandgym-serve';
 
@@ -36,6 +38,7 @@ export function parseNewSandbox(
   ] as const) {
     if (unsupported) throw new HttpError(400, `${field} is not supported by sandgym serve`);
   }
+  refuseEgressRules(body.network);
   const network = body.allow_internet_access === true;
   if (network && !s.allowNetwork) {
     throw new HttpError(
@@ -46,7 +49,7 @@ export function parseNewSandbox(
   const metadata = stringRecord(body.metadata, 'metadata');
   return {
     templateID,
-    image: templateImage(templateID, keyId),
+    image: templateImage(templateID, keyId, s.templates),
     timeoutS: timeoutSeconds(body.timeout, s.maxTimeoutS, DEFAULT_TIMEOUT_S),
     metadata,
     envVars: envRecord(body.envVars),
@@ -56,13 +59,18 @@ export function parseNewSandbox(
 }
 
 /**
- * The image a template names: templates are image names, and snapshots of key K are
- * `sandgym-serve/K/<name>`, which only K may start (anyone else is told it does not exist).
+ * The image a template names: a name in `templates` (E2B's `base`, the SDKs' default, is the base image),
+ * else an image name; snapshots of key K are `sandgym-serve/K/<name>`, which only K may start (anyone
+ * else is told it does not exist).
  */
-export function templateImage(templateID: string, keyId: string): string {
+export function templateImage(
+  templateID: string,
+  keyId: string,
+  templates: Readonly<Record<string, string>> = DEFAULT_TEMPLATES,
+): string {
   let image: string;
   try {
-    image = normalizeImageName(templateID);
+    image = normalizeImageName(Object.hasOwn(templates, templateID) ? templates[templateID]! : templateID);
   } catch (e) {
     throw new HttpError(404, `template '${templateID}' not found: ${(e as Error).message}`);
   }
@@ -70,6 +78,27 @@ export function templateImage(templateID: string, keyId: string): string {
   if (parts[0] === SNAPSHOT_PREFIX && parts[1] !== keyId)
     throw new HttpError(404, `template '${templateID}' not found`);
   return image;
+}
+
+/**
+ * E2B's outbound rules (`network.allowOut`, `denyOut`, `rules`, `egressProxy`): this server cannot
+ * enforce them, and a sandbox made without them would have more network than its creator asked for.
+ */
+function refuseEgressRules(network: unknown): void {
+  if (network === undefined || network === null) return;
+  if (typeof network !== 'object' || Array.isArray(network))
+    throw new HttpError(400, 'network must be an object');
+  for (const field of ['allowOut', 'denyOut', 'rules', 'egressProxy'] as const) {
+    const value = (network as Record<string, unknown>)[field];
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value) && value.length === 0) continue;
+    if (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) continue;
+    throw new HttpError(
+      400,
+      `network.${field} is not enforced by sandgym serve: sandboxes have no network, or (with ` +
+        '--allow-network and allow_internet_access) all of it; leave it out',
+    );
+  }
 }
 
 /** A lifetime in whole seconds, from 0 (expire now) to `max`; `fallback` when absent. */

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.ts';
 import type { SandboxLimits, SandboxProvider } from '../sandbox/index.ts';
 import type { KeyStore } from './api-keys.ts';
+import { DEFAULT_TEMPLATES } from './new-sandbox.ts';
 
 const GiB = 1024 ** 3;
 
@@ -23,6 +24,8 @@ export interface SandboxServerOptions {
   maxTimeoutS?: number;
   /** Upper bounds of the limits a client may ask (sandgym.limit.* metadata). */
   maxLimits?: Partial<Omit<SandboxLimits, 'outputBytes'>>;
+  /** Template names that stand for images, over the default `base` = sandgym/base. */
+  templates?: Record<string, string>;
   /** Let clients ask for network access (allow_internet_access). Default false. */
   allowNetwork?: boolean;
   /** Largest JSON or RPC request body. Default 1 MiB. */
@@ -63,6 +66,7 @@ export function resolveServerOptions(o: SandboxServerOptions): ServerSettings {
       diskBytes: 64 * GiB,
       ...o.maxLimits,
     },
+    templates: { ...DEFAULT_TEMPLATES, ...o.templates },
     allowNetwork: o.allowNetwork ?? false,
     maxJsonBytes: o.maxJsonBytes ?? 1024 * 1024,
     maxUploadBytes: o.maxUploadBytes ?? GiB,

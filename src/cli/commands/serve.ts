@@ -20,6 +20,7 @@ interface ServeFlags {
   maxTimeoutS: string;
   maxUploadMb: string;
   allowNetwork?: boolean;
+  template: string[];
 }
 
 export function registerServeCommand(program: Command): void {
@@ -40,6 +41,12 @@ export function registerServeCommand(program: Command): void {
     .option('--max-timeout-s <n>', 'the longest lifetime a sandbox may be given', '86400')
     .option('--max-upload-mb <n>', 'largest file upload', '1024')
     .option('--allow-network', 'let clients ask for sandboxes with network access')
+    .option(
+      '--template <name=image>',
+      'a template name that stands for an image (repeatable; "base" is sandgym/base unless set)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .action(async (flags: ServeFlags) => {
       await serveCommand(flags);
     });
@@ -81,6 +88,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       maxTimeoutS: integer('--max-timeout-s', flags.maxTimeoutS, 1),
       maxUploadBytes: integer('--max-upload-mb', flags.maxUploadMb, 1) * 1024 * 1024,
       allowNetwork: flags.allowNetwork ?? false,
+      templates: templateFlags(flags.template),
       log,
     });
   } catch (e) {
@@ -112,4 +120,15 @@ function positive(flag: string, value: string): number {
   if (!Number.isFinite(n) || n <= 0)
     throw new ConfigError(`${flag} must be a positive number, got "${value}"`);
   return n;
+}
+
+/** `--template name=image` flags as a map. */
+function templateFlags(values: string[]): Record<string, string> {
+  const templates: Record<string, string> = {};
+  for (const v of values) {
+    const m = /^([^=\s]+)=(\S+)$/.exec(v);
+    if (!m) throw new ConfigError(`--template takes name=image, got "${v}"`);
+    templates[m[1]!] = m[2]!;
+  }
+  return templates;
 }
