@@ -10,7 +10,9 @@
  * range over the rounds' back-to-back pairs shows how much the host's state moves it. Execs that return
  * the wrong output are counted, not timed. The Node CPU per exec (e2b client and server, against the
  * in-process provider) says where the overhead goes. Then the official `e2b` SDK's script runs against
- * the server. The last line printed is one line of JSON; timings are only comparable within one run.
+ * the server (`sdk_features_passed` of `sdk_features_total`), and 100 commands are killed through it at
+ * 0-20 ms after their start (`kill_survivors`: processes left, must be 0). The last line printed is one
+ * line of JSON; timings are only comparable within one run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -19,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createE2BProvider } from '../src/sandbox/e2b/index.ts';
 import type { Sandbox, SandboxProvider } from '../src/sandbox/index.ts';
+import { killProbe } from '../src/sandbox/kill-probe.ts';
 import { createLocalProvider } from '../src/sandbox/local/index.ts';
 import { procStatFields } from '../src/sandbox/owner.ts';
 import { addApiKey } from '../src/server/index.ts';
@@ -216,6 +219,20 @@ try {
   for (const c of checks.filter((x) => !x.ok))
     process.stdout.write(`SDK check failed: ${c.name}: ${c.detail}\n`);
   results.e2b_sdk_conformance = checks.length > 0 && checks.every((c) => c.ok);
+  results.sdk_features_passed = checks.filter((c) => c.ok).length;
+  results.sdk_features_total = checks.length;
+  // 100 commands with children and a daemon, each killed 0-20 ms after its start through the server.
+  const probed = await viaServer.create({ image: IMAGE });
+  try {
+    const k = await killProbe(probed, { kills: 100 });
+    results.kill_survivors = k.survivors;
+    results.kill_wrong_exits = k.wrongExits.length;
+    process.stdout.write(
+      `kill probe: ${k.kills} kills, ${k.survivors} processes survived, ${k.wrongExits.length} exits not SIGKILL\n`,
+    );
+  } finally {
+    await probed.close();
+  }
 } finally {
   await viaServer.close();
   await inProcess.close();

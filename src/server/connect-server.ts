@@ -82,6 +82,23 @@ export function sendRpcError(res: ServerResponse, error: RpcError, status = erro
 }
 
 /**
+ * A server-streaming call's error: Connect sends it as the end-of-stream message of a 200 response (an
+ * HTTP error status would reach the client as a bare "HTTP 4xx", without the code and message).
+ */
+export function sendStreamError(res: ServerResponse, error: RpcError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  new ServerStream(res).end(undefined, error);
+}
+
+/** True for a request in one of Connect's streaming content types. */
+export function isStreamingRequest(req: IncomingMessage): boolean {
+  return (headerValue(req, 'content-type') ?? '').toLowerCase().startsWith('application/connect+');
+}
+
+/**
  * Buffered bytes past which messages are written at once. Below it, the messages queued in one turn of
  * the event loop leave in one write, which saves syscalls and wake-ups on both ends without delaying
  * anything past the turn. (Holding them 10 ms longer, so that a short command's start, output and end

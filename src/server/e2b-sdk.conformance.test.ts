@@ -4,9 +4,60 @@ import { localTestSkipReason } from '../sandbox/local/test-support.ts';
 import { runOfficialSdkScript, type SdkCheck } from './testing/official-sdk-script.ts';
 import { startTestServer, type TestServer } from './testing/test-server.ts';
 
-/** The official `e2b` npm SDK, pointed at `sandgym serve` (local provider behind it), works unchanged. */
+/**
+ * The official `e2b` npm SDK, pointed at `sandgym serve` (local provider behind it), works unchanged:
+ * every feature of the script passes, each failure shown with the SDK's own error.
+ */
 const KEY = 'sgk_official-sdk-test-key';
 const skip = await localTestSkipReason();
+
+/** Features sandgym serve does not have yet: reported as to-do while they fail. */
+const NOT_YET = new Set([
+  'pty.create runs a shell or is refused with a message',
+  'getMetrics',
+  'snapshots: create, list, delete',
+  'pause, then connect resumes',
+]);
+
+const FEATURES = [
+  'create',
+  'list sandboxes by metadata',
+  'getInfo',
+  'isRunning',
+  'setTimeout extends the end',
+  'connect to a running sandbox by id',
+  'create with no template (base)',
+  'run',
+  'failing command throws CommandExitError with its output',
+  'onStdout streams output',
+  'cwd and envs',
+  'stdin',
+  'timeoutMs ends a command',
+  'background command: list, then kill',
+  'commands.kill(pid) right after start leaves nothing running',
+  'commands.connect(pid) reattaches to output and exit',
+  'pty.create runs a shell or is refused with a message',
+  'write and read a file',
+  'read bytes',
+  'write several files',
+  'list files',
+  'file exists',
+  'getInfo of a file',
+  'makeDir',
+  'rename',
+  'remove',
+  'reading a missing file throws NotFoundError',
+  'watchDir sees a write',
+  'uploadUrl takes a file',
+  'downloadUrl serves a file',
+  'a downloadUrl with a wrong signature is refused',
+  'getMetrics',
+  'snapshots: create, list, delete',
+  'pause, then connect resumes',
+  'network allowOut is enforced or refused with a message',
+  'kill',
+  'killed sandbox is gone',
+];
 
 describe('official e2b SDK against sandgym serve', { skip: skip ?? false, timeout: 300_000 }, () => {
   let server: TestServer;
@@ -18,20 +69,15 @@ describe('official e2b SDK against sandgym serve', { skip: skip ?? false, timeou
   });
   after(() => server?.close());
 
-  for (const name of [
-    'create',
-    'run',
-    'failing command throws CommandExitError with its output',
-    'onStdout streams output',
-    'stdin',
-    'write and read a file',
-    'list files',
-    'file exists',
-    'list sandboxes by metadata',
-    'kill',
-    'killed sandbox is gone',
-  ]) {
-    it(name, () => {
+  it('the script checks exactly the features listed here', () => {
+    assert.deepEqual(
+      checks.map((c) => c.name),
+      FEATURES,
+    );
+  });
+
+  for (const name of FEATURES) {
+    it(name, { todo: NOT_YET.has(name) }, () => {
       const c = checks.find((x) => x.name === name);
       assert.ok(c, `the script did not get to "${name}"`);
       assert.ok(c.ok, `${name}: saw ${c.detail}`);

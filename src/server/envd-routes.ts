@@ -1,13 +1,23 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ENVD_PORT, isRpcError } from '../sandbox/e2b/index.ts';
-import { readUnaryRequest, sendRpcError, sendUnary } from './connect-server.ts';
+import {
+  isStreamingRequest,
+  readStreamRequest,
+  readUnaryRequest,
+  sendRpcError,
+  sendStreamError,
+  sendUnary,
+  UnsupportedMediaType,
+} from './connect-server.ts';
 import { getFile, postFiles } from './files-routes.ts';
 import { filesystemCall } from './filesystem-service.ts';
 import { HttpError, headerValue, sendEmpty, sendJson } from './http-io.ts';
-import { processCall } from './process-service.ts';
+import { keepaliveMs, processCall } from './process-service.ts';
 import type { ServedSandbox } from './sandbox-registry.ts';
 import type { ServerContext } from './server-context.ts';
+import { isSignedFileUrl, signedFileSandbox } from './signed-url.ts';
+import { watchDir } from './watch-dir.ts';
 
 /** Which sandbox (and port in it) a request is for, from E2B's routing headers or host name. */
 export interface SandboxTarget {
@@ -37,7 +47,8 @@ export function sandboxTarget(req: IncomingMessage, domain: string | undefined):
 
 /**
  * The envd plane of one sandbox: /health, /envs, /files and the Connect services. A request must carry
- * the sandbox's access token (X-Access-Token), which only the key that created it was given; a sandbox
+ * the sandbox's access token (X-Access-Token), which only the key that created it was given, or be a
+ * /files URL signed with it (see signed-url.ts); a sandbox
  * that is gone answers 502 as E2B's proxy does, a port other than envd's likewise.
  */
 export async function envdRoute(
@@ -55,10 +66,11 @@ export async function envdRoute(
       `port ${target.port} of sandbox '${served.id}' is not open: only envd (${ENVD_PORT}) is served`,
     );
   }
-  if (!tokenMatches(headerValue(req, 'x-access-token'), served.envdAccessToken)) {
+  const method = req.method ?? 'GET';
+  if (isSignedFileUrl(url)) signedFileSandbox(url, method, [served]);
+  else if (!tokenMatches(headerValue(req, 'x-access-token'), served.envdAccessToken)) {
     throw new HttpError(401, `missing or wrong X-Access-Token for sandbox '${served.id}'`);
   }
-  const method = req.method ?? 'GET';
   const path = url.pathname;
   if (path === '/health' && method === 'GET') return sendEmpty(res, 204);
   if (path === '/envs' && method === 'GET') return sendJson(res, 200, served.envVars);
@@ -73,7 +85,8 @@ export async function envdRoute(
     await rpcCall(ctx, served, rpc[1]!, rpc[2]!, req, res);
   } catch (e) {
     if (!isRpcError(e)) throw e;
-    sendRpcError(res, e);
+    if (isStreamingRequest(req) && !(e instanceof UnsupportedMediaType)) sendStreamError(res, e);
+    else sendRpcError(res, e);
   }
 }
 
@@ -86,6 +99,10 @@ async function rpcCall(
   res: ServerResponse,
 ): Promise<void> {
   if (service === 'process.Process') return processCall(served, method, req, res, ctx.settings.maxJsonBytes);
+  if (method === 'WatchDir') {
+    const message = await readStreamRequest(req, ctx.settings.maxJsonBytes);
+    return watchDir(served.sandbox, message, res, keepaliveMs(req));
+  }
   const message = await readUnaryRequest(req, ctx.settings.maxJsonBytes);
   sendUnary(res, await filesystemCall(served.sandbox, method, message));
 }

@@ -22,8 +22,9 @@ const KILL_WAIT_MS = 10_000;
 
 /**
  * envd's `process.Process` service on the Sandbox contract: Start (streamed), List, SendInput,
- * SendSignal, CloseStdin. Signals reach the process's whole tree (the providers kill by tree). There
- * is no PTY, and no re-attaching (Connect) or client-streamed input (StreamInput).
+ * SendSignal, CloseStdin, and Connect (re-attaching to a running process's output and end). Signals
+ * reach the process's whole tree (the providers kill by tree). There is no PTY, and no client-streamed
+ * input (StreamInput).
  */
 export async function processCall(
   served: ServedSandbox,
@@ -33,6 +34,11 @@ export async function processCall(
   maxMessageBytes: number,
 ): Promise<void> {
   if (method === 'Start') return start(served, req, res, maxMessageBytes);
+  if (method === 'Connect') {
+    // Reattaching: output from now on, then the end. The call's deadline is the client's to keep.
+    const entry = find(served, await readStreamRequest(req, maxMessageBytes));
+    return streamProcess(entry, res, { deadlineMs: undefined, keepaliveMs: keepaliveMs(req) });
+  }
   const message = await readUnaryRequest(req, maxMessageBytes);
   switch (method) {
     case 'List':
@@ -77,7 +83,6 @@ async function start(
 ): Promise<void> {
   const message = await readStreamRequest(req, maxMessageBytes);
   const deadlineMs = requestDeadlineMs(req);
-  const keepaliveS = keepaliveSeconds(headerValue(req, 'keepalive-ping-interval'));
   if (message.pty !== undefined && message.pty !== null) {
     throw new RpcError('unimplemented', 'PTY processes are not supported by sandgym serve');
   }
@@ -99,7 +104,7 @@ async function start(
   proc.stdin.on('error', () => {});
   const entry = served.processes.add(proc, config, tag, stdinOpen);
   void proc.exited.finally(() => served.processes.remove(entry.pid));
-  await streamProcess(entry, res, { deadlineMs, keepaliveMs: keepaliveS * 1000 });
+  await streamProcess(entry, res, { deadlineMs, keepaliveMs: keepaliveMs(req) });
 }
 
 function parseConfig(p: Record<string, unknown>): ProcessConfig {
@@ -155,10 +160,12 @@ async function sendInput(p: ServedProcess, message: Record<string, unknown>): Pr
   await written;
 }
 
-function keepaliveSeconds(header: string | undefined): number {
+/** The keepalive interval a streaming call asks (Keepalive-Ping-Interval, seconds), in ms. */
+export function keepaliveMs(req: IncomingMessage): number {
+  const header = headerValue(req, 'keepalive-ping-interval');
   const n = Number(header);
-  if (header === undefined || !Number.isInteger(n) || n <= 0) return DEFAULT_KEEPALIVE_S;
-  return Math.min(n, MAX_KEEPALIVE_S);
+  if (header === undefined || !Number.isInteger(n) || n <= 0) return DEFAULT_KEEPALIVE_S * 1000;
+  return Math.min(n, MAX_KEEPALIVE_S) * 1000;
 }
 
 async function exitedWithin(proc: ServedProcess['proc'], ms: number): Promise<void> {

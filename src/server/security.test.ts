@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { encodeEnvelope, encodeJsonEnvelope } from '../sandbox/e2b/index.ts';
+import {
+  ENVELOPE_END_STREAM,
+  EnvelopeDecoder,
+  encodeEnvelope,
+  encodeJsonEnvelope,
+} from '../sandbox/e2b/index.ts';
 import { ImageStore, resolveHome } from '../sandbox/images/index.ts';
 import { localTestSkipReason } from '../sandbox/local/test-support.ts';
 import { hashApiKey } from './api-keys.ts';
@@ -282,30 +287,46 @@ describe('sandgym serve security', { skip: skip ?? false, timeout: 300_000 }, ()
       assert.equal(r.json().code, 'invalid_argument');
     });
 
-    it('malformed Connect envelopes: 4xx, never a hang or a 500', async () => {
+    it('malformed Connect envelopes: an error with a message, never a hang or a 500', async () => {
       const good = encodeJsonEnvelope({ process: { cmd: 'true' } });
-      const cases: [string, Buffer, string, number][] = [
+      // A streaming call's error is its end-of-stream message (Connect); a codec we do not speak is a 415.
+      const cases: [string, Buffer, string, string | 415][] = [
         [
           'a length beyond the body',
           Buffer.concat([Buffer.from([0, 0, 0, 1, 0]), Buffer.from('{}')]),
           'connect+json',
-          400,
+          'invalid_argument',
         ],
-        ['the compressed flag', encodeEnvelope(Buffer.from('{}'), 1), 'connect+json', 400],
-        ['unknown flags', encodeEnvelope(Buffer.from('{}'), 0x80), 'connect+json', 400],
-        ['two messages', Buffer.concat([good, good]), 'connect+json', 400],
-        ['bad JSON inside', encodeEnvelope(Buffer.from('{nope')), 'connect+json', 400],
-        ['a huge declared length', Buffer.from([0, 0xff, 0xff, 0xff, 0xff]), 'connect+json', 429],
+        ['the compressed flag', encodeEnvelope(Buffer.from('{}'), 1), 'connect+json', 'invalid_argument'],
+        ['unknown flags', encodeEnvelope(Buffer.from('{}'), 0x80), 'connect+json', 'invalid_argument'],
+        ['two messages', Buffer.concat([good, good]), 'connect+json', 'invalid_argument'],
+        ['bad JSON inside', encodeEnvelope(Buffer.from('{nope')), 'connect+json', 'invalid_argument'],
+        [
+          'a huge declared length',
+          Buffer.from([0, 0xff, 0xff, 0xff, 0xff]),
+          'connect+json',
+          'resource_exhausted',
+        ],
         ['the proto codec', good, 'connect+proto', 415],
       ];
-      for (const [name, body, codec, status] of cases) {
+      for (const [name, body, codec, expected] of cases) {
         const r = await rawRequest(`${t.url}/process.Process/Start`, {
           method: 'POST',
           headers: { ...envdHeaders(a), 'Content-Type': `application/${codec}` },
           body,
         });
-        assert.equal(r.status, status, name);
-        assert.ok(typeof r.json().message === 'string' && String(r.json().message).length > 0, name);
+        if (expected === 415) {
+          assert.equal(r.status, 415, name);
+          assert.ok(typeof r.json().message === 'string' && String(r.json().message).length > 0, name);
+          continue;
+        }
+        assert.equal(r.status, 200, name);
+        const envelopes = new EnvelopeDecoder(1024 * 1024).push(r.body);
+        const last = envelopes.at(-1);
+        assert.equal(last?.flags, ENVELOPE_END_STREAM, name);
+        const { error } = JSON.parse(last.data.toString()) as { error: { code: string; message: string } };
+        assert.equal(error.code, expected, name);
+        assert.ok(error.message.length > 0, name);
       }
     });
   });
