@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <seccomp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -216,7 +217,8 @@ static struct sock_fprog program = {sizeof prebuilt / sizeof *prebuilt, prebuilt
 static struct sock_fprog program;
 #endif
 
-int sandgym_prepare_seccomp(void) {
+/* Builds `program` unless compiled in: 0, or -1 with errno set. */
+static int prepare(void) {
   if (program.filter) return 0;
   scmp_filter_ctx ctx;
   int rc = build(&ctx, NULL);
@@ -243,7 +245,7 @@ int sandgym_prepare_seccomp(void) {
 }
 
 int sandgym_install_seccomp(void) {
-  if (sandgym_prepare_seccomp() != 0) return -1;
+  if (prepare() != 0) return -1;
   /* What seccomp_load does, with the program built above. no_new_privs lets a process without
    * CAP_SYS_ADMIN load a filter, and keeps setuid programs from shedding it. */
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
@@ -251,7 +253,7 @@ int sandgym_install_seccomp(void) {
 }
 
 int sandgym_seccomp_bpf_fd(void) {
-  if (sandgym_prepare_seccomp() != 0) return -1;
+  if (prepare() != 0) return -1;
   size_t size = program.len * sizeof(struct sock_filter);
   int fd = memfd_create("sandgym-seccomp", MFD_CLOEXEC);
   if (fd < 0) return -1;
@@ -263,13 +265,6 @@ int sandgym_seccomp_bpf_fd(void) {
   return fd;
 }
 
-int sandgym_print_seccomp(FILE *out) {
-  scmp_filter_ctx ctx;
-  int rc = build(&ctx, out);
-  if (rc == 0) seccomp_release(ctx);
-  return fail(rc);
-}
-
 #ifdef SANDGYM_SECCOMP_MAIN
 /*
  * For tests, built on its own (`cc -DSANDGYM_SECCOMP_MAIN seccomp.c -lseccomp`):
@@ -278,9 +273,14 @@ int sandgym_print_seccomp(FILE *out) {
  *   run ARGV...      run ARGV under the filter
  */
 int main(int argc, char **argv) {
-  if (argc == 2 && strcmp(argv[1], "rules") == 0) return sandgym_print_seccomp(stdout) == 0 ? 0 : 1;
+  if (argc == 2 && strcmp(argv[1], "rules") == 0) {
+    scmp_filter_ctx ctx;
+    if (build(&ctx, stdout) != 0) return 1;
+    seccomp_release(ctx);
+    return 0;
+  }
   if (argc == 2 && strcmp(argv[1], "bpf-c") == 0) {
-    if (sandgym_prepare_seccomp() != 0) return 1;
+    if (prepare() != 0) return 1;
     for (size_t k = 0; k < program.len; k++) {
       const struct sock_filter *f = &program.filter[k];
       printf("{0x%x, %u, %u, 0x%x},\n", f->code, f->jt, f->jf, f->k);
