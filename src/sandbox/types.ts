@@ -170,6 +170,10 @@ export interface SandboxProvider {
   readonly name: string;
   create(options: CreateSandboxOptions): Promise<Sandbox>;
   hasImage(image: string): Promise<boolean>;
+  /** Normalized names of the images whose name starts with `prefix` (snapshots), where the provider can list. */
+  listImages?(prefix: string): Promise<string[]>;
+  /** Removes an image (and what only it used, when no sandbox runs on it); false when there was none. */
+  removeImage?(image: string): Promise<boolean>;
   /** Remove what belongs to dead runs or is past its TTL. */
   gc(options?: GcOptions): Promise<GcReport>;
   /** Close every sandbox this provider object created. */

@@ -14,8 +14,6 @@ const skip = await localTestSkipReason();
 /** Features sandgym serve does not have yet: reported as to-do while they fail. */
 const NOT_YET = new Set([
   'pty.create runs a shell or is refused with a message',
-  'getMetrics',
-  'snapshots: create, list, delete',
   'pause, then connect resumes',
 ]);
 

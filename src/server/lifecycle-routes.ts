@@ -7,12 +7,14 @@ import { type NewSandboxSpec, parseNewSandbox, templateImage, timeoutSeconds } f
 import { forkSandbox, snapshotSandbox } from './sandbox-copies.ts';
 import { sandboxDetailJson, sandboxJson } from './sandbox-json.ts';
 import { listSandboxes } from './sandbox-listing.ts';
+import { sandboxMetrics } from './sandbox-metrics.ts';
 import type { ServedSandbox } from './sandbox-registry.ts';
 import { KEY_LABEL, type ServerContext, serve } from './server-context.ts';
+import { deleteSnapshot, listSnapshots } from './snapshot-routes.ts';
 
 /**
  * The E2B lifecycle API (spec/openapi.yml of e2b-dev/E2B) over the provider: create, list, get, kill,
- * timeout, connect, fork, snapshots, templates. Every call but /health needs an X-API-Key, and a key
+ * timeout, connect, fork, snapshots (make, list, delete), templates. Every call but /health needs an X-API-Key, and a key
  * sees only its own sandboxes: another key's sandbox is "not found", exactly like a missing one.
  */
 export async function lifecycleRoute(
@@ -26,8 +28,15 @@ export async function lifecycleRoute(
   if (path.join('/') === 'health') return allow(method, ['GET'], () => sendEmpty(res, 204));
   const key = await authenticate(ctx, req);
   const [first, ...rest] = path[0] === 'v2' ? path.slice(1) : path;
-  if (first === 'templates' && rest.length === 1)
-    return allow(method, ['GET'], () => template(ctx, key, rest[0]!, res));
+  if (first === 'templates' && rest.length === 1) {
+    return allow(method, ['GET', 'DELETE'], async () => {
+      if (method === 'GET') return template(ctx, key, rest[0]!, res);
+      await deleteSnapshot(ctx, key, rest[0]!);
+      sendEmpty(res, 204);
+    });
+  }
+  if (first === 'snapshots' && rest.length === 0)
+    return allow(method, ['GET'], async () => sendJson(res, 200, await listSnapshots(ctx, key, url)));
   if (first !== 'sandboxes') throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`);
   const [id, action, ...extra] = rest;
   if (id === undefined) {
@@ -70,13 +79,14 @@ export async function lifecycleRoute(
       );
     case 'snapshots':
       return allow(method, ['POST'], async () =>
-        sendJson(res, 201, await snapshotSandbox(key, served, await body())),
+        sendJson(res, 201, await snapshotSandbox(ctx, key, served, await body())),
       );
+    case 'metrics':
+      return allow(method, ['GET'], async () => sendJson(res, 200, await sandboxMetrics(served.sandbox)));
     case 'pause':
     case 'resume':
     case 'refreshes':
     case 'network':
-    case 'metrics':
     case 'logs':
       throw new HttpError(501, `${action} is not supported by sandgym serve`);
     default:

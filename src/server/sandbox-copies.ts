@@ -57,6 +57,7 @@ export async function forkSandbox(
  * `sandgym-serve/<key id>/<name>`, a template only this key can start. Without a name, one is made up.
  */
 export async function snapshotSandbox(
+  ctx: ServerContext,
   key: ApiKeyRecord,
   parent: ServedSandbox,
   body: Record<string, unknown>,
@@ -75,6 +76,7 @@ export async function snapshotSandbox(
   } catch (e) {
     throw new HttpError(500, `cannot snapshot sandbox ${parent.id}: ${errorMessage(e)}`);
   }
+  ctx.snapshotSources.set(image, parent.id);
   return { snapshotID: image, names: [image] };
 }
 

@@ -34,7 +34,7 @@ export class SandboxServer {
       },
       (served, e) => settings.log(`sandbox ${served.id}: close failed: ${errorMessage(e)}`),
     );
-    this.ctx = { settings, registry, quotas };
+    this.ctx = { settings, registry, quotas, snapshotSources: new Map() };
     this.http = http.createServer(
       {
         headersTimeout: settings.headersTimeoutMs,

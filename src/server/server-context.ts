@@ -10,6 +10,8 @@ export interface ServerContext {
   settings: ServerSettings;
   registry: SandboxRegistry;
   quotas: Quotas;
+  /** The sandbox each snapshot made since the server started came from (GET /snapshots?sandboxID=). */
+  snapshotSources: Map<string, string>;
 }
 
 /** The label naming the key a sandbox was made for, on the provider's side (for `gc` and debugging). */

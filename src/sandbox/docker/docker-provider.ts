@@ -91,6 +91,18 @@ export class DockerProvider implements SandboxProvider, SandboxHost {
     return this.createSandbox(request, image, options.signal);
   }
 
+  async listImages(prefix: string): Promise<string[]> {
+    const images = await this.api.docker.listImages();
+    return images.flatMap((i) => i.RepoTags ?? []).filter((t) => t.startsWith(prefix));
+  }
+
+  async removeImage(image: string): Promise<boolean> {
+    const name = normalizeImageName(image);
+    if (!(await this.hasImage(name))) return false;
+    await this.api.docker.getImage(name).remove();
+    return true;
+  }
+
   async hasImage(image: string): Promise<boolean> {
     return (await this.images.inspect(normalizeImageName(image))) !== undefined;
   }

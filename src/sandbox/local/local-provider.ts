@@ -137,6 +137,21 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
     );
   }
 
+  async listImages(prefix: string): Promise<string[]> {
+    return (await this.store.list()).map((r) => r.name).filter((n) => n.startsWith(prefix));
+  }
+
+  async removeImage(image: string): Promise<boolean> {
+    const record = await this.store.remove(normalizeImageName(image));
+    if (!record) return false;
+    // Layers under a running sandbox stay (its overlay reads them); gc takes them later.
+    await this.store.pruneLayers(await layersInUse(this.sandboxesDir), {
+      candidates: record.layers,
+      minAgeMs: 0,
+    });
+    return true;
+  }
+
   async hasImage(image: string): Promise<boolean> {
     if (await this.store.getComplete(normalizeImageName(image))) return true;
     if (!this.config.importFromDocker) return false;

@@ -98,7 +98,10 @@ async function extraChecks(sdk: E2B, sbx: SandboxT, conn: Conn, check: Check) {
   const { Sandbox } = sdk;
   await check('getMetrics', async () => {
     const m = await sbx.getMetrics();
-    return [m.length > 0 && m.every((x) => x.memTotal > 0), m];
+    return [
+      m.length > 0 && m.every((x) => x.memTotal > 0 && x.memUsed > 0 && x.diskTotal > 0 && x.cpuCount >= 1),
+      m,
+    ];
   });
   await check('snapshots: create, list, delete', async () => {
     const snap = await sbx.createSnapshot();
