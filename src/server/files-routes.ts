@@ -6,7 +6,7 @@ import { createGunzip, createGzip } from 'node:zlib';
 import { isConfigError } from '../errors.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { HttpError, headerValue, sendJson, tooLarge } from './http-io.ts';
-import { multipartBoundary, parseMultipart } from './parse-multipart.ts';
+import { forEachFilePart } from './multipart-files.ts';
 import { resolveSandboxPath } from './sandbox-paths.ts';
 
 /**
@@ -19,6 +19,8 @@ const READ_SCRIPT = '[ -e "$1" ] || exit 2; [ -d "$1" ] && exit 3; exec cat -- "
 const WRITE_SCRIPT =
   '[ -d "$1" ] && exit 3; mkdir -p -- "$(dirname -- "$1")" || exit 4; cat > "$1" || exit 5';
 const TRANSFER_TIMEOUT_MS = 30 * 60_000;
+/** Room for the part headers and boundaries of a multipart body beyond its files' bytes. */
+const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 
 export async function getFile(
   sandbox: Sandbox,
@@ -77,20 +79,22 @@ export async function postFiles(
     await writeFile(sandbox, path, body, maxUploadBytes);
     written.push(entryOf(path));
   } else if (media === 'multipart/form-data') {
-    const boundary = await clientError(() => multipartBoundary(type));
-    const all = await readAllLimited(body, maxUploadBytes);
-    const parts = await clientError(() => parseMultipart(all, boundary));
-    for (const part of parts.filter((p) => p.name === 'file')) {
-      const path = pathParam(queryPath ?? part.filename ?? null);
-      if (written.some((w) => w.path === path)) {
-        throw new HttpError(
-          400,
-          `you cannot upload multiple files to the same path '${path}' in one request`,
-        );
-      }
-      await writeFile(sandbox, path, [part.data], maxUploadBytes);
-      written.push(entryOf(path));
-    }
+    // The decoded body as a whole is capped too: its parts' headers are not file bytes.
+    const limited = body.pipe(new ByteLimit(maxUploadBytes + MULTIPART_OVERHEAD_BYTES));
+    body.on('error', (e) => limited.destroy(e));
+    await clientError(() =>
+      forEachFilePart(type, limited, async (filename, data) => {
+        const path = pathParam(queryPath ?? filename ?? null);
+        if (written.some((w) => w.path === path)) {
+          throw new HttpError(
+            400,
+            `you cannot upload multiple files to the same path '${path}' in one request`,
+          );
+        }
+        await writeFile(sandbox, path, data, maxUploadBytes);
+        written.push(entryOf(path));
+      }),
+    );
   } else {
     throw new HttpError(
       400,
@@ -100,15 +104,12 @@ export async function postFiles(
   sendJson(res, 200, written);
 }
 
-async function writeFile(
-  sandbox: Sandbox,
-  path: string,
-  source: Readable | Buffer[],
-  maxBytes: number,
-): Promise<void> {
+async function writeFile(sandbox: Sandbox, path: string, source: Readable, maxBytes: number): Promise<void> {
   const controller = new AbortController();
   const limited = new ByteLimit(maxBytes);
   limited.on('error', (e) => controller.abort(e));
+  // A body cut short (over its total cap, a broken gzip stream) must not leave half a file written.
+  source.once('error', (e) => controller.abort(e));
   const feeding = pipeline(source, limited).catch(() => {});
   let r: Awaited<ReturnType<Sandbox['exec']>>;
   try {
@@ -155,17 +156,6 @@ function decodedBody(req: IncomingMessage): Readable {
   if (encoding === 'identity') return req;
   if (encoding === 'gzip') return req.pipe(createGunzip());
   throw new HttpError(400, `unsupported Content-Encoding "${encoding}": send identity or gzip`);
-}
-
-async function readAllLimited(body: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 async function clientError<T>(fn: () => T | Promise<T>): Promise<Awaited<T>> {

@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { gzipSync } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 import {
   ENVELOPE_END_STREAM,
   EnvelopeDecoder,
@@ -239,6 +239,21 @@ describe('sandgym serve security', { skip: skip ?? false, timeout: 300_000 }, ()
       assert.equal(r.status, 413);
     });
 
+    it('a gzip-bombed multipart upload inflating past the limit: 413, no partial file', async () => {
+      const { contentType, gzipped } = await gzippedMultipart('/tmp/bomb.bin', 8 * MAX_UPLOAD);
+      assert.ok(gzipped.length < MAX_UPLOAD / 10);
+      const r = await rawRequest(`${t.url}/files`, {
+        method: 'POST',
+        headers: { ...envdHeaders(a), 'Content-Type': contentType, 'Content-Encoding': 'gzip' },
+        body: gzipped,
+      });
+      assert.equal(r.status, 413);
+      assert.equal(
+        await runInSandbox(t.url, a, 'test -e /tmp/bomb.bin && echo present || echo absent'),
+        'absent\n',
+      );
+    });
+
     it('refuses multipart and JSON bodies over their limits', async () => {
       const form = new FormData();
       form.append('file', new Blob([randomBytes(2 * MAX_UPLOAD)]), '/tmp/big.bin');
@@ -369,3 +384,63 @@ describe('sandgym serve security', { skip: skip ?? false, timeout: 300_000 }, ()
     });
   });
 });
+
+describe('sandgym serve upload memory', { skip: skip ?? false, timeout: 300_000 }, () => {
+  let t: TestServer;
+  let a: CreatedForTest;
+  before(async () => {
+    t = await startTestServer({ keys: [KEY_A] });
+    a = await createSandbox(t.url, KEY_A);
+  });
+  after(() => t?.close());
+
+  it('a gzip-bombed multipart upload (256 MiB from < 1 MiB) streams through: the server grows < 96 MiB', async () => {
+    const inflated = 256 * 1024 * 1024;
+    const { contentType, gzipped } = await gzippedMultipart('/dev/null', inflated);
+    assert.ok(gzipped.length < 1024 * 1024);
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 10);
+    try {
+      const r = await rawRequest(`${t.url}/files`, {
+        method: 'POST',
+        headers: { ...envdHeaders(a), 'Content-Type': contentType, 'Content-Encoding': 'gzip' },
+        body: gzipped,
+      });
+      assert.equal(r.status, 200, r.body.toString());
+    } finally {
+      clearInterval(sampler);
+    }
+    const grownMiB = (peak - before) / 2 ** 20;
+    assert.ok(
+      grownMiB < 96,
+      `the server grew by ${grownMiB.toFixed(0)} MiB for a ${inflated >> 20} MiB part`,
+    );
+  });
+});
+
+/** A multipart/form-data body with one file part of `size` zero bytes, gzipped as it is made. */
+async function gzippedMultipart(
+  path: string,
+  size: number,
+): Promise<{ contentType: string; gzipped: Buffer }> {
+  const boundary = `sandgym-${randomBytes(8).toString('hex')}`;
+  const gzip = createGzip();
+  const chunks: Buffer[] = [];
+  gzip.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise((r) => gzip.once('end', r));
+  const write = (b: Buffer | string) =>
+    new Promise<void>((r) => (gzip.write(b) ? r() : gzip.once('drain', () => r())));
+  await write(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path}"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const zeros = Buffer.alloc(1024 * 1024);
+  for (let left = size; left > 0; left -= zeros.length)
+    await write(zeros.subarray(0, Math.min(left, zeros.length)));
+  gzip.end(`\r\n--${boundary}--\r\n`);
+  await done;
+  return { contentType: `multipart/form-data; boundary=${boundary}`, gzipped: Buffer.concat(chunks) };
+}
