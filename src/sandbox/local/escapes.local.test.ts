@@ -123,6 +123,13 @@ describe('local sandbox escapes', { skip: skip ?? false, timeout: 300_000 }, () 
     assert.equal(sysrq.exitCode, 0);
   });
 
+  it("mountinfo: the sandbox's mounts do not show where sandgym keeps it on the host", async () => {
+    const r = await sh(a, 'cat /proc/self/mountinfo');
+    assert.equal(r.exitCode, 0);
+    assert.ok(!r.stdout.includes(provider.config.home), r.stdout);
+    assert.ok(!r.stdout.includes(a.id), r.stdout);
+  });
+
   it("keyctl: a key added inside never shows in the host's /proc/keys", async () => {
     const name = `sandgym-escape-${randomBytes(6).toString('hex')}`;
     // add_key(2) on x86_64/aarch64 through libc, into the session keyring (-3) and the user keyring (-4).

@@ -323,7 +323,7 @@ static void make_dev(const char *dir, uid_t owner) {
 /*
  * Mounts each layer of `lower` (colon-separated, relative to the cwd) id-mapped through `userns` at
  * `into`/0, /1, ...: files owned by host 0..65535 in the shared layer appear owned by the sandbox's
- * range, read-only. Returns the overlay's lowerdir relative to `into`.
+ * range, read-only. Returns the overlay's lowerdir relative to the parent of `into`.
  */
 static void idmap_layers(const char *lower, int userns, const char *into, char *lowerdir, size_t size) {
   char *layers = strdup(lower), *save = NULL, path[4096];
@@ -343,7 +343,7 @@ static void idmap_layers(const char *lower, int userns, const char *into, char *
     if (move_mount(tree, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) != 0)
       die(1, "mount layer %s: %s", layer, strerror(errno));
     close(tree);
-    int n = snprintf(lowerdir + len, size - len, "%s%d", k ? ":" : "", k);
+    int n = snprintf(lowerdir + len, size - len, "%slower/%d", k ? ":" : "", k);
     if (n < 0 || (size_t)n >= size - len) die(1, "the image has too many layers");
     len += n;
   }
@@ -402,9 +402,10 @@ static int start(int argc, char **argv) {
   if (chdir(layers) != 0) die(1, "chdir %s: %s", layers, strerror(errno));
   snprintf(path, sizeof path, "%s/lower", dir);
   idmap_layers(lower, userns, path, lowerdir, sizeof lowerdir);
-  if (chdir(path) != 0) die(1, "chdir %s: %s", path, strerror(errno));
-  int len = snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,index=off,redirect_dir=off,metacopy=off",
-                     lowerdir, upper, work);
+  /* Relative paths: the sandbox sees the options in /proc/self/mountinfo, and host paths are none of its business. */
+  if (chdir(dir) != 0) die(1, "chdir %s: %s", dir, strerror(errno));
+  int len = snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=upper,workdir=work,index=off,redirect_dir=off,metacopy=off",
+                     lowerdir);
   /* The kernel reads mount options from one page. */
   if (len >= (int)sizeof opts) die(1, "overlay options too long: the image has too many layers");
   snprintf(path, sizeof path, "%s/merged", dir);
