@@ -12,14 +12,14 @@ const section = {
 };
 
 test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the config’s key wins over TINKER_API_KEY', () => {
-  assert.deepEqual(tinkerOptionsFromConfig(section, {}), {
+  assert.deepEqual(withoutFunctions(tinkerOptionsFromConfig(section, {})), {
     baseUrl: 'http://127.0.0.1:8000',
     apiKey: undefined,
     baseModel: 'reference-tiny',
     loraRank: 32,
   });
   const env = { TINKER_BASE_URL: 'https://tinker.example', TINKER_API_KEY: 'tml-env' };
-  assert.deepEqual(tinkerOptionsFromConfig(section, env), {
+  assert.deepEqual(withoutFunctions(tinkerOptionsFromConfig(section, env)), {
     baseUrl: 'https://tinker.example',
     apiKey: 'tml-env',
     baseModel: 'reference-tiny',
@@ -27,7 +27,7 @@ test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the 
   });
   assert.equal(tinkerOptionsFromConfig({ ...section, api_key: 'tml-config' }, env).apiKey, 'tml-config');
   const skyrl = { ...section, tokenizer: 'Qwen/Qwen3-8B', max_context_tokens: 32_768 };
-  assert.deepEqual(tinkerOptionsFromConfig(skyrl, {}), {
+  assert.deepEqual(withoutFunctions(tinkerOptionsFromConfig(skyrl, {})), {
     baseUrl: 'http://127.0.0.1:8000',
     apiKey: undefined,
     baseModel: 'reference-tiny',
@@ -36,3 +36,7 @@ test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the 
     maxContextTokens: 32_768,
   });
 });
+
+function withoutFunctions<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v !== 'function')) as Partial<T>;
+}

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/index.ts';
-import type { RetryPolicy } from '../../llm/index.ts';
+import { modelSourceFromEnv, type RetryPolicy, resolveModelDir } from '../../llm/index.ts';
 import type { RetrieveOptions } from './retrieve-future.ts';
 
 export interface TinkerEngineOptions {
@@ -55,7 +55,11 @@ export function tinkerOptionsFromConfig(
   section: Config['engine']['tinker'],
   env: Record<string, string | undefined>,
 ): TinkerEngineOptions {
+  const source = modelSourceFromEnv(env);
   return {
+    // A Hugging Face id's tokenizer (and config.json, for the context) comes through the Hub cache,
+    // downloaded once (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE honoured).
+    modelDir: (id) => resolveModelDir(id, source),
     baseUrl: env.TINKER_BASE_URL || section.base_url,
     apiKey: section.api_key ?? (env.TINKER_API_KEY || undefined),
     baseModel: section.base_model,
