@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,66 +19,126 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env) {
   child.stderr.on('data', (b: Buffer) => {
     stderr += b.toString();
   });
-  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
   return { child, exit, out: () => stdout, err: () => stderr };
 }
 
-describe('sandgym main with trainer.engine=tinker against sandgym engine serve', {
+async function serve(compat: string) {
+  const weights = await mkdtemp(join(tmpdir(), 'sg-engine-weights-'));
+  const server = run([
+    CLI,
+    'engine',
+    'serve',
+    '--port',
+    '0',
+    '--model',
+    'tiny',
+    '--weights-dir',
+    weights,
+    '--compat',
+    compat,
+  ]);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const m = /TINKER_BASE_URL=(\S+)/.exec(server.out());
+      if (m) {
+        clearInterval(timer);
+        resolve(m[1]!);
+      }
+    }, 50);
+    void server.exit.then(({ code }) => {
+      clearInterval(timer);
+      reject(new Error(`engine serve exited (${code}): ${server.err()}`));
+    });
+  });
+  return { url, weights, stop: () => (server.child.kill('SIGTERM'), server.exit) };
+}
+
+/** The tinker:// path each local checkpoint points to. */
+function pointers(runDir: string): Map<string, string> {
+  const root = join(runDir, 'checkpoints');
+  return new Map(
+    readdirSync(root)
+      .filter((d) => /^[a-z]+-\d{6}$/.test(d))
+      .map((d) => {
+        const file = join(root, d, 'engine', 'tinker-checkpoint.json');
+        return [d, (JSON.parse(readFileSync(file, 'utf8')) as { tinker_path: string }).tinker_path];
+      }),
+  );
+}
+
+// SkyRL's server names no tokenizer and no context: the settings give them.
+const ARGS = [
+  'trainer.engine=tinker',
+  'engine.tinker.tokenizer=sandgym/reference-byte',
+  'engine.tinker.max_context_tokens=1024',
+  'trainer.total_training_steps=2',
+  'trainer.save_freq=1',
+  'trainer.max_ckpt_to_keep=2',
+  'trainer.test_freq=0',
+  'trainer.val_before_train=false',
+  'algorithm.use_kl_in_reward=true',
+  'algorithm.kl_ctrl.kl_coef=0.05',
+];
+
+describe('sandgym main with trainer.engine=tinker against sandgym engine serve --compat skyrl', {
   skip,
-  timeout: 600_000,
+  timeout: 900_000,
 }, () => {
-  it('runs SFT and RL steps over the Tinker API and writes the curve', async () => {
-    const weights = await mkdtemp(join(tmpdir(), 'sg-engine-weights-'));
-    const server = run([CLI, 'engine', 'serve', '--port', '0', '--model', 'tiny', '--weights-dir', weights]);
+  it('trains with the KL penalty, survives kill -9, resumes from its last checkpoint, and prunes on the server', async () => {
+    const server = await serve('skyrl');
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setInterval(() => {
-          const m = /TINKER_BASE_URL=(\S+)/.exec(server.out());
-          if (m) {
-            clearInterval(timer);
-            resolve(m[1]!);
-          }
-        }, 50);
-        void server.exit.then((code) => {
-          clearInterval(timer);
-          reject(new Error(`engine serve exited (${code}): ${server.err()}`));
-        });
-      });
+      const env = { ...process.env, TINKER_BASE_URL: server.url };
       const runDir = await mkdtemp(join(tmpdir(), 'sg-train-tinker-'));
-      const main = run(
-        smallMainArgs(runDir, await microData(4, 2), [
-          'trainer.engine=tinker',
-          'trainer.total_training_steps=2',
-          'trainer.save_freq=2',
-          'trainer.test_freq=0',
-        ]),
-        { ...process.env, TINKER_BASE_URL: url },
-      );
-      assert.equal(await main.exit, 0, main.err());
-      assert.match(main.err(), /rl step 2\/2: reward/);
+      const args = smallMainArgs(runDir, await microData(4, 2), ARGS);
+      const first = run(args, env);
+      // Killed once step 1's checkpoint is complete (`latest` names it), during step 2's rollouts.
+      const latest = join(runDir, 'checkpoints', 'latest');
+      const watch = setInterval(() => {
+        if (existsSync(latest) && readFileSync(latest, 'utf8').trim() === 'rl-000001') {
+          clearInterval(watch);
+          first.child.kill('SIGKILL');
+        }
+      }, 20);
+      const ended = await first.exit;
+      clearInterval(watch);
+      assert.equal(ended.signal, 'SIGKILL', `the run ended before it was killed: ${first.err()}`);
+      assert.match(first.err(), /ignores grad_clip_norm/, 'SkyRL drops gradient clipping: said at the start');
+
+      const rerun = run(args, env);
+      const { code } = await rerun.exit;
+      assert.equal(code, 0, rerun.err());
+      assert.match(rerun.err(), /resumed from .*rl-000001: phase rl, step 1/);
+      assert.match(rerun.err(), /rl step 2\/2: reward/);
+
       const curve = JSON.parse(readFileSync(join(runDir, 'curve.json'), 'utf8')) as { phase: string }[];
-      assert.deepEqual(
-        curve.map((c) => c.phase),
-        ['init', 'sft', 'rl'],
-      );
+      assert.equal(curve.at(-1)?.phase, 'rl');
       const rl = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l) as Record<string, number>)
         .filter((m) => 'actor/loss' in m);
-      assert.equal(rl.length, 2);
-      assert.ok(rl.every((m) => Number.isFinite(m['actor/loss']) && m['perf/tokens_per_s']! > 0));
-      // The checkpoint is the server's: a tinker:// path, not weights in the run directory.
-      const latest = readFileSync(join(runDir, 'checkpoints', 'latest'), 'utf8').trim();
-      assert.equal(latest, 'rl-000002');
-      const pointer = JSON.parse(
-        readFileSync(join(runDir, 'checkpoints', latest, 'engine', 'tinker-checkpoint.json'), 'utf8'),
-      ) as { tinker_path: string; base_url: string };
-      assert.match(pointer.tinker_path, /^tinker:\/\/.+\/weights\//);
-      assert.equal(pointer.base_url, url);
+      assert.ok(rl.every((m) => Number.isFinite(m['actor/loss']) && Number.isFinite(m['kl/coef'])));
+
+      // The kept checkpoints point at distinct server-side checkpoints named after their step, which
+      // exist; the ones max_ckpt_to_keep dropped are gone from the server too.
+      const kept = pointers(runDir);
+      assert.deepEqual([...kept.keys()].sort(), ['rl-000001', 'rl-000002']);
+      for (const [name, path] of kept) {
+        assert.match(path, new RegExp(`^tinker://model_\\w+/weights/${name}-[0-9a-f]{6}$`));
+        assert.ok(existsSync(join(server.weights, ...path.slice('tinker://'.length).split('/'))), path);
+      }
+      assert.equal(new Set(kept.values()).size, kept.size);
+      const onServer = readdirSync(server.weights).flatMap((m) =>
+        existsSync(join(server.weights, m, 'weights')) ? readdirSync(join(server.weights, m, 'weights')) : [],
+      );
+      // SFT's checkpoint was dropped, and deleted on the server; the KL reference policy stays.
+      const steps = onServer.map((n) => n.slice(0, -'-000000'.length)).sort();
+      assert.deepEqual(steps, ['reference-policy', 'rl-000001', 'rl-000002']);
     } finally {
-      server.child.kill('SIGTERM');
-      await server.exit;
+      await server.stop();
     }
   });
 });

@@ -114,7 +114,7 @@ async function train(
   rl: boolean,
 ) {
   const tokenizerDir = await runTokenizerDir(s.config, s.runDir, sft);
-  const engine = await createTrainingEngine(s.config, process.env, tokenizerDir);
+  const engine = await createTrainingEngine(s.config, process.env, tokenizerDir, s.log);
   try {
     const curve = await trainRun({
       ...s,

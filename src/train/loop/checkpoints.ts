@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TrainingEngine } from '../engine.ts';
 import { CheckpointError } from '../errors.ts';
@@ -71,7 +71,16 @@ async function prune(
   warn: (message: string) => void,
 ): Promise<void> {
   const entries = (await readdir(root)).filter((e) => /^[a-z]+-\d{6}$/.test(e) && e !== current);
-  const byAge = entries.sort();
+  // By when each was saved, not by name: `rl-000001` comes after `sft-000002`.
+  const savedAt = new Map(
+    await Promise.all(
+      entries.map(async (e) => {
+        const saved = await stat(join(root, e, 'trainer.json')).catch(() => undefined);
+        return [e, saved?.mtimeMs ?? 0] as const;
+      }),
+    ),
+  );
+  const byAge = entries.sort((a, b) => savedAt.get(a)! - savedAt.get(b)! || a.localeCompare(b));
   for (const old of byAge.slice(0, Math.max(0, byAge.length - (keep - 1)))) {
     try {
       await engine.deleteState?.(join(root, old, 'engine'));
