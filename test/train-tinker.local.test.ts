@@ -53,7 +53,11 @@ async function serve(compat: string) {
       reject(new Error(`engine serve exited (${code}): ${server.err()}`));
     });
   });
-  return { url, weights, stop: () => (server.child.kill('SIGTERM'), server.exit) };
+  const stop = () => {
+    server.child.kill('SIGTERM');
+    return server.exit;
+  };
+  return { url, weights, stop };
 }
 
 /** The tinker:// path each local checkpoint points to. */
