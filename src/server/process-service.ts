@@ -7,6 +7,7 @@ import {
   parseSignal,
   RpcError,
 } from '../sandbox/e2b/index.ts';
+import { shellQuote } from '../tasks/shell-quote.ts';
 import { readStreamRequest, readUnaryRequest, requestDeadlineMs, sendUnary } from './connect-server.ts';
 import { headerValue } from './http-io.ts';
 import { streamProcess } from './process-stream.ts';
@@ -23,8 +24,8 @@ const KILL_WAIT_MS = 10_000;
 /**
  * envd's `process.Process` service on the Sandbox contract: Start (streamed), List, SendInput,
  * SendSignal, CloseStdin, and Connect (re-attaching to a running process's output and end). Signals
- * reach the process's whole tree (the providers kill by tree). There is no PTY, and no client-streamed
- * input (StreamInput).
+ * reach the process's whole tree (the providers kill by tree). A PTY process runs under `script` (see
+ * ptyArgv); it cannot be resized (Update), and there is no client-streamed input (StreamInput).
  */
 export async function processCall(
   served: ServedSandbox,
@@ -83,17 +84,17 @@ async function start(
 ): Promise<void> {
   const message = await readStreamRequest(req, maxMessageBytes);
   const deadlineMs = requestDeadlineMs(req);
-  if (message.pty !== undefined && message.pty !== null) {
-    throw new RpcError('unimplemented', 'PTY processes are not supported by sandgym serve');
-  }
+  const pty = message.pty === undefined || message.pty === null ? undefined : ptySize(message.pty);
   const config = parseConfig(objectField(message, 'process'));
   const tag = typeof message.tag === 'string' ? message.tag : undefined;
-  // envd: an absent stdin flag means a pipe; false means /dev/null, i.e. end of input at once.
-  const stdinOpen = message.stdin !== false;
+  // envd: an absent stdin flag means a pipe; false means /dev/null, i.e. end of input at once. A PTY
+  // always takes input.
+  const stdinOpen = pty !== undefined || message.stdin !== false;
+  const argv = [config.cmd, ...(config.args ?? [])];
   const proc = await served.sandbox
-    .spawn([config.cmd, ...(config.args ?? [])], {
+    .spawn(pty ? ptyArgv(argv, pty) : argv, {
       ...(config.cwd !== undefined && { cwd: config.cwd }),
-      ...(config.envs !== undefined && { env: config.envs }),
+      env: { ...(pty && { TERM: 'xterm-256color' }), ...config.envs },
       stdin: stdinOpen,
     })
     .catch((e: unknown) => {
@@ -102,9 +103,34 @@ async function start(
         : new RpcError('unavailable', `cannot start the process: ${(e as Error).message}`);
     });
   proc.stdin.on('error', () => {});
-  const entry = served.processes.add(proc, config, tag, stdinOpen);
+  const entry = served.processes.add(proc, config, tag, stdinOpen, pty !== undefined);
   void proc.exited.finally(() => served.processes.remove(entry.pid));
   await streamProcess(entry, res, { deadlineMs, keepaliveMs: keepaliveMs(req) });
+}
+
+/** envd's `pty.size`: columns and rows of the terminal. */
+function ptySize(value: unknown): { cols: number; rows: number } {
+  const size = objectField(value, 'size');
+  const cols = Number(size.cols);
+  const rows = Number(size.rows);
+  for (const [name, n] of [
+    ['cols', cols],
+    ['rows', rows],
+  ] as const) {
+    if (!Number.isInteger(n) || n < 1 || n > 10_000) {
+      throw new RpcError('invalid_argument', `pty.size.${name} must be a whole number from 1 to 10000`);
+    }
+  }
+  return { cols, rows };
+}
+
+/**
+ * A command on a terminal: util-linux `script` (in every Debian image) gives it a pseudo-terminal of
+ * the asked size, copies our input to it and its output to us, and exits as the command does.
+ */
+function ptyArgv(argv: string[], size: { cols: number; rows: number }): string[] {
+  const command = `stty cols ${size.cols} rows ${size.rows} 2>/dev/null; exec ${argv.map(shellQuote).join(' ')}`;
+  return ['script', '-q', '-f', '-e', '-c', command, '/dev/null'];
 }
 
 function parseConfig(p: Record<string, unknown>): ProcessConfig {
@@ -143,14 +169,19 @@ function find(served: ServedSandbox, message: Record<string, unknown>): ServedPr
 
 async function sendInput(p: ServedProcess, message: Record<string, unknown>): Promise<void> {
   const input = objectField(message, 'input');
-  if (input.pty !== undefined)
-    throw new RpcError('unimplemented', 'PTY input is not supported by sandgym serve');
-  if (typeof input.stdin !== 'string')
-    throw new RpcError('invalid_argument', 'input.stdin (base64 bytes) is required');
+  const data = p.pty ? input.pty : input.stdin;
+  if (typeof data !== 'string') {
+    throw new RpcError(
+      'invalid_argument',
+      p.pty
+        ? `process ${p.pid} is a PTY: send input.pty (base64 bytes)`
+        : 'input.stdin (base64 bytes) is required',
+    );
+  }
   if (!p.stdinOpen || p.proc.stdin.writableEnded) {
     throw new RpcError('failed_precondition', `stdin of process ${p.pid} is closed (or was never opened)`);
   }
-  const bytes = Buffer.from(input.stdin, 'base64');
+  const bytes = Buffer.from(data, 'base64');
   const written = new Promise<void>((resolve, reject) =>
     p.proc.stdin.write(bytes, (e) =>
       e ? reject(new RpcError('failed_precondition', `stdin of process ${p.pid}: ${e.message}`)) : resolve(),

@@ -46,7 +46,8 @@ export async function streamProcess(
     pipe.on('data', (bytes: Buffer) => {
       if (!stream.open) return;
       keepalive.refresh();
-      if (stream.send(processEventJson({ type: 'data', stream: name, bytes }))) return;
+      const as = served.pty ? 'pty' : name;
+      if (stream.send(processEventJson({ type: 'data', stream: as, bytes }))) return;
       for (const p of pipes) p.pause();
       void stream.drained().then(() => {
         for (const p of pipes) p.resume();

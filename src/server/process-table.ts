@@ -9,6 +9,8 @@ export interface ServedProcess {
   tag: string | undefined;
   proc: SandboxProcess;
   stdinOpen: boolean;
+  /** Runs on a pseudo-terminal: its output is sent as `pty` data, its input taken as `pty` input. */
+  pty: boolean;
 }
 
 /** The running processes of one sandbox, by handle and tag. */
@@ -21,8 +23,9 @@ export class ProcessTable {
     config: ProcessConfig,
     tag: string | undefined,
     stdinOpen: boolean,
+    pty = false,
   ): ServedProcess {
-    const served: ServedProcess = { pid: this.nextPid++, config, tag, proc, stdinOpen };
+    const served: ServedProcess = { pid: this.nextPid++, config, tag, proc, stdinOpen, pty };
     this.byPid.set(served.pid, served);
     return served;
   }
