@@ -132,6 +132,23 @@ describe('local sandbox network', { skip: skip ?? false, timeout: 180_000 }, () 
     }
   });
 
+  it("the host's own connections are untouched: a closed port on its loopback still refuses at once", async () => {
+    await provider.create({ image: 'sandgym/base', network: true }).then((s) => s.close());
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    await new Promise((r) => server.close(r));
+    const started = Date.now();
+    const code = await new Promise<string>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, timeout: 20_000 }, () => resolve('connected'));
+      socket.on('timeout', () => resolve('timeout'));
+      socket.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+    });
+    // A firewall rule that dropped packets with no socket (the kernel's RST) made this a 2-minute timeout.
+    assert.equal(code, 'ECONNREFUSED');
+    assert.ok(Date.now() - started < 10_000);
+  });
+
   it('without network: no interface but lo', async () => {
     const s = await provider.create({ image: 'sandgym/base' });
     assert.equal((await s.exec(LIST_LINKS)).stdout.trim(), 'lo');

@@ -32,7 +32,9 @@ describe('sandbox network host side', () => {
     const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
     // Replaces the whole table in one transaction, so a rerun never leaves a window without it.
     assert.match(rules, /^table inet sandgym_net\ndelete table inet sandgym_net\ntable inet sandgym_net \{/);
-    assert.equal(at(/^meta skgid != 995 accept$/), 5, 'first rule: everyone else passes untouched');
+    assert.equal(at(/^meta skgid 995 jump confined$/), 5, 'only the group\'s sockets enter the drops');
+    assert.equal(at(/^chain confined \{$/), 7);
+    assert.ok(!rules.includes('!='), 'packets with no socket (RSTs of closed ports) are never dropped');
     const local = at(/^fib daddr type .*local.* drop$/);
     const dns4 = at(/^ip daddr \{ 10\.255\.255\.53 \} meta l4proto \{ tcp, udp \} th dport 53 accept$/);
     const dns6 = at(/^ip6 daddr \{ fd00::53 \} .* dport 53 accept$/);

@@ -81,7 +81,11 @@ export function firewallRules(gid: number, resolvers: readonly string[]): string
     `table inet ${TABLE} {`,
     '  chain output {',
     '    type filter hook output priority filter; policy accept;',
-    `    meta skgid != ${gid} accept`,
+    // A positive match: `meta skgid != gid accept` would not match packets that have no socket (the
+    // kernel's RST for a closed port), and the drops below would then break ECONNREFUSED host-wide.
+    `    meta skgid ${gid} jump confined`,
+    '  }',
+    '  chain confined {',
     // Any address of this host (its LAN address, docker0, loopback), whatever its range.
     '    fib daddr type { local, broadcast, multicast, anycast } drop',
     ...dns('ip', v4),
