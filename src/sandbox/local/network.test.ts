@@ -32,7 +32,7 @@ describe('sandbox network host side', () => {
     const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
     // Replaces the whole table in one transaction, so a rerun never leaves a window without it.
     assert.match(rules, /^table inet sandgym_net\ndelete table inet sandgym_net\ntable inet sandgym_net \{/);
-    assert.equal(at(/^meta skgid 995 jump confined$/), 5, 'only the group\'s sockets enter the drops');
+    assert.equal(at(/^meta skgid 995 jump confined$/), 5, "only the group's sockets enter the drops");
     assert.equal(at(/^chain confined \{$/), 7);
     assert.ok(!rules.includes('!='), 'packets with no socket (RSTs of closed ports) are never dropped');
     const local = at(/^fib daddr type .*local.* drop$/);
