@@ -2,9 +2,10 @@
  * The sandbox's writable disk: a sparse ext4 image of DISK_BYTES in the sandbox directory, mounted on
  * that directory through a loop device. Unlike a tmpfs its data is on the host's disk, not pinned in
  * host memory (a full tmpfs ends in an OOM kill; a full image in ENOSPC), so the memory and disk
- * limits are separate. Measured here: mkfs of a 4 GiB sparse image without a journal takes under
- * 10 ms and writes ~0.2 MiB; with one it wrote 64 MiB and took 50 ms. A crash needs no journal: the
- * image never outlives its sandbox.
+ * limits are separate. mkfs of a 4 GiB sparse image without a journal writes ~0.2 MiB (with one: 64
+ * MiB, 50 ms); a crash needs no journal, as the image never outlives its sandbox. mkfs runs once per
+ * size: each sandbox's image is a sparse copy of a template (its data extents), measured here at
+ * <0.5 ms against ~6 ms for a mkfs run (fork, exec, format) at load 10.
  *
  * The loop device detaches itself (LO_FLAGS_AUTOCLEAR) once the mount is gone, i.e. when the last
  * process of the sandbox's mount namespace exits; the image file is deleted with the sandbox directory.
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,15 +68,64 @@ static int attach_loop(int image_fd, char *device, size_t size) {
   return -1;
 }
 
+/*
+ * The formatted image of `bytes` bytes owned by uid:gid ("v1": of run_mkfs's options), made once in
+ * `<home>/disk-templates` (DIR is `<home>/sandboxes/<id>`; on disk, as sizes are the caller's choice)
+ * and renamed into place, so concurrent starts race harmlessly. Returns it open for reading.
+ */
+static int open_template(const char *dir, const char *bytes, const char *mkfs, uid_t uid, gid_t gid) {
+  char templates[4096], path[4200], tmp[4300];
+  snprintf(templates, sizeof templates, "%s", dir);
+  for (int k = 0; k < 2; k++) {
+    char *slash = strrchr(templates, '/');
+    if (!slash || slash == templates) die(2, "%s is not <home>/sandboxes/<id>", dir);
+    *slash = 0;
+  }
+  strncat(templates, "/disk-templates", sizeof templates - strlen(templates) - 1);
+  snprintf(path, sizeof path, "%s/ext4-v1-%s-%u-%u", templates, bytes, (unsigned)uid, (unsigned)gid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) return fd;
+  if (mkdir(templates, 0700) != 0 && errno != EEXIST) die(1, "mkdir %s: %s", templates, strerror(errno));
+  snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+  int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out < 0 || ftruncate(out, (off_t)strtoull(bytes, NULL, 10)) != 0)
+    die(1, "create %s: %s", tmp, strerror(errno));
+  close(out);
+  run_mkfs(mkfs, tmp, uid, gid);
+  if (rename(tmp, path) != 0) die(1, "rename %s: %s", tmp, strerror(errno));
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) die(1, "open %s: %s", path, strerror(errno));
+  return fd;
+}
+
+/* Copies the data extents of `from` into `to` (of the same size, all holes): a sparse copy. */
+static void copy_extents(int from, int to, const char *name) {
+  static char buf[1 << 16];
+  off_t data = 0, hole;
+  while ((data = lseek(from, data, SEEK_DATA)) >= 0) {
+    if ((hole = lseek(from, data, SEEK_HOLE)) < 0) break;
+    for (; data < hole;) {
+      size_t want = hole - data < (off_t)sizeof buf ? (size_t)(hole - data) : sizeof buf;
+      ssize_t got = pread(from, buf, want, data);
+      if (got <= 0 || pwrite(to, buf, got, data) != got) die(1, "copy into %s: %s", name, strerror(errno));
+      data += got;
+    }
+  }
+  if (errno != ENXIO) die(1, "read the disk template: %s", strerror(errno));
+}
+
 void mount_disk(const char *dir, const char *bytes, const char *mkfs, uid_t uid, gid_t gid) {
   char image[4096], device[64];
   snprintf(image, sizeof image, "%s/disk.ext4", dir);
   int fd = open(image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) die(1, "create %s: %s", image, strerror(errno));
   if (ftruncate(fd, (off_t)strtoull(bytes, NULL, 10)) != 0) die(1, "size %s: %s", image, strerror(errno));
-  run_mkfs(mkfs, image, uid, gid);
+  int template = open_template(dir, bytes, mkfs, uid, gid);
+  copy_extents(template, fd, image);
+  close(template);
   int loop = attach_loop(fd, device, sizeof device);
-  if (mount(device, dir, "ext4", MS_NOSUID | MS_NOATIME, "") != 0) die(1, "mount %s on %s: %s", device, dir, strerror(errno));
+  /* noinit_itable: the inode tables are holes, zeros already; zeroing them would write 64 MiB per 4 GiB. */
+  if (mount(device, dir, "ext4", MS_NOSUID | MS_NOATIME, "noinit_itable") != 0)
+    die(1, "mount %s on %s: %s", device, dir, strerror(errno));
   close(loop);
   close(fd);
 }
