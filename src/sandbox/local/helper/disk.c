@@ -47,8 +47,11 @@ static int attach_loop(int image_fd, char *device, size_t size) {
   int control = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
   if (control < 0) die(1, "open /dev/loop-control: %s", strerror(errno));
   struct loop_config config = {.fd = (unsigned)image_fd, .block_size = 4096};
-  /* Direct I/O: the image's pages are cached once (by ext4), not a second time as the file's. */
-  config.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
+  /*
+   * Buffered, not direct I/O: direct I/O would cache the image's pages once instead of twice, but made
+   * the mount wait for the freshly copied template to reach the disk (mount p50 3.2-7.5 ms against 2.6).
+   */
+  config.info.lo_flags = LO_FLAGS_AUTOCLEAR;
   /* Another process may take the free device between the two calls: then ask again. */
   for (int attempt = 0; attempt < 64; attempt++) {
     int n = ioctl(control, LOOP_CTL_GET_FREE);
