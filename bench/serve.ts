@@ -28,6 +28,12 @@ import { addApiKey } from '../src/server/index.ts';
 import { runOfficialSdkScript } from '../src/server/testing/official-sdk-script.ts';
 
 const IMAGE = 'sandgym/base';
+/**
+ * Small limits for every sandbox, on both sides: serve's host-wide caps (half the kernel's pid table,
+ * 4× memory and free disk) hold the 128 sandboxes of the 64-client create phase with these, not with the
+ * defaults (512 processes each).
+ */
+const LIMITS = { pids: 64, memoryBytes: 256 * 1024 ** 2, diskBytes: 256 * 1024 ** 2 };
 const CONCURRENCY = [1, 16, 64] as const;
 /** Creates per client in the creates phase, and execs per client in the exec phase. */
 const CREATES_PER_CLIENT: Record<number, number> = { 1: 20, 16: 3, 64: 2 };
@@ -48,7 +54,7 @@ async function timeCreates(
   await Promise.all(
     Array.from({ length: clients }, async () => {
       for (let i = 0; i < CREATES_PER_CLIENT[clients]!; i++)
-        made.push(await provider.create({ image: IMAGE }));
+        made.push(await provider.create({ image: IMAGE, limits: LIMITS }));
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
@@ -65,7 +71,7 @@ async function timeExecs(
   clients: number,
 ): Promise<{ latencies: number[]; wrong: number; cpu: CpuMs }> {
   const sandboxes = await Promise.all(
-    Array.from({ length: clients }, () => provider.create({ image: IMAGE })),
+    Array.from({ length: clients }, () => provider.create({ image: IMAGE, limits: LIMITS })),
   );
   const latencies: number[] = [];
   let wrong = 0;
@@ -130,7 +136,7 @@ async function measure(provider: SandboxProvider, clients: number, into: Pooled)
 }
 
 async function warmUp(provider: SandboxProvider): Promise<void> {
-  const s = await provider.create({ image: IMAGE });
+  const s = await provider.create({ image: IMAGE, limits: LIMITS });
   for (let i = 0; i < WARMUP; i++) await s.exec(['echo', 'hi']);
   await s.close();
 }

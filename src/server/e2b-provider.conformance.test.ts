@@ -17,7 +17,14 @@ let server: TestServer | undefined;
 runSandboxConformance({
   name: 'e2b',
   provider: async (): Promise<SandboxProvider> => {
-    server = await startTestServer({ keys: [KEY], maxSandboxesPerKey: 64, createsPerSecondPerKey: 100 });
+    server = await startTestServer({
+      keys: [KEY],
+      maxSandboxesPerKey: 64,
+      createsPerSecondPerKey: 100,
+      // The suite holds its sandboxes until it ends (about 40, of 512 processes each): more than the
+      // host-wide cap (half the kernel's pid table) allows on a host with the classic pid_max of 32,768.
+      hostCaps: { pids: 64 * 512 },
+    });
     return createE2BProvider({ options: { apiKey: KEY, apiUrl: server.url, sandboxUrl: server.url } }, {});
   },
   image: 'sandgym/base',

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isConfigError, isSandboxError } from '../errors.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
+import { sandboxNeeds } from './host-budget.ts';
 import { HttpError, headerValue, readJsonObject, sendEmpty, sendJson } from './http-io.ts';
 import { type NewSandboxSpec, parseNewSandbox, templateImage, timeoutSeconds } from './new-sandbox.ts';
 import { forkSandbox, snapshotSandbox } from './sandbox-copies.ts';
@@ -98,6 +99,12 @@ async function create(ctx: ServerContext, key: ApiKeyRecord, req: IncomingMessag
   const spec = parseNewSandbox(await readJsonObject(req, ctx.settings.maxJsonBytes), key.id, ctx.settings);
   const refusal = ctx.quotas.acquire(key.id);
   if (refusal) throw new HttpError(429, refusal.message, { 'Retry-After': String(refusal.retryAfterS) });
+  const needs = sandboxNeeds(spec.limits);
+  const full = ctx.budget.acquire(needs);
+  if (full) {
+    ctx.quotas.release(key.id);
+    throw new HttpError(429, full.message, { 'Retry-After': String(full.retryAfterS) });
+  }
   let sandbox: Sandbox;
   try {
     sandbox = await ctx.settings.provider.create({
@@ -111,8 +118,10 @@ async function create(ctx: ServerContext, key: ApiKeyRecord, req: IncomingMessag
     });
   } catch (e) {
     ctx.quotas.release(key.id);
+    ctx.budget.release(needs);
     throw await createFailure(ctx, e, spec);
   }
+  ctx.budget.hold(sandbox.id, needs);
   sendJson(res, 201, sandboxJson(serve(ctx, key, sandbox, spec), ctx.settings.domain));
 }
 

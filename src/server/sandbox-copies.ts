@@ -3,6 +3,7 @@ import { errorMessage, isConfigError } from '../errors.ts';
 import { normalizeImageName } from '../sandbox/images/index.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
+import { sandboxNeeds } from './host-budget.ts';
 import { HttpError } from './http-io.ts';
 import { SNAPSHOT_PREFIX, timeoutSeconds } from './new-sandbox.ts';
 import { sandboxJson } from './sandbox-json.ts';
@@ -30,14 +31,22 @@ export async function forkSandbox(
   const timeoutS = timeoutSeconds(body.timeout, ctx.settings.maxTimeoutS, FORK_DEFAULT_TIMEOUT_S);
   const refusal = ctx.quotas.acquire(key.id, count);
   if (refusal) throw new HttpError(429, refusal.message, { 'Retry-After': String(refusal.retryAfterS) });
+  const needs = sandboxNeeds(parent.sandbox.limits);
+  const full = ctx.budget.acquire(needs, count);
+  if (full) {
+    ctx.quotas.release(key.id, count);
+    throw new HttpError(429, full.message, { 'Retry-After': String(full.retryAfterS) });
+  }
   let forks: Sandbox[];
   try {
     forks = await parent.sandbox.fork(count);
   } catch (e) {
     ctx.quotas.release(key.id, count);
+    ctx.budget.release(needs, count);
     const error = { code: 500, message: `fork failed: ${errorMessage(e)}` };
     return Array.from({ length: count }, () => ({ error }));
   }
+  for (const fork of forks) ctx.budget.hold(fork.id, needs);
   return forks.map((sandbox) => ({
     sandbox: sandboxJson(
       serve(ctx, key, sandbox, {

@@ -4,6 +4,7 @@ import { errorMessage, isConfigError } from '../errors.ts';
 import { ENVD_PORT, isRpcError } from '../sandbox/e2b/index.ts';
 import { sendRpcError } from './connect-server.ts';
 import { envdRoute, type SandboxTarget, sandboxTarget } from './envd-routes.ts';
+import { HostBudget } from './host-budget.ts';
 import { HttpError, sendError } from './http-io.ts';
 import { lifecycleRoute } from './lifecycle-routes.ts';
 import { Quotas } from './quota.ts';
@@ -23,6 +24,7 @@ export class SandboxServer {
   private closing: Promise<void> | undefined;
 
   private constructor(readonly settings: ServerSettings) {
+    const budget = new HostBudget(settings.hostCaps);
     const quotas = new Quotas({
       maxSandboxes: settings.maxSandboxesPerKey,
       createsPerSecond: settings.createsPerSecondPerKey,
@@ -30,11 +32,12 @@ export class SandboxServer {
     const registry = new SandboxRegistry(
       (served, why) => {
         quotas.release(served.keyId);
+        budget.end(served.id);
         settings.log(`sandbox ${served.id} of key ${served.keyId} ${why}`);
       },
       (served, e) => settings.log(`sandbox ${served.id}: close failed: ${errorMessage(e)}`),
     );
-    this.ctx = { settings, registry, quotas, snapshotSources: new Map() };
+    this.ctx = { settings, registry, quotas, budget, snapshotSources: new Map() };
     this.http = http.createServer(
       {
         headersTimeout: settings.headersTimeoutMs,

@@ -444,3 +444,34 @@ async function gzippedMultipart(
   await done;
   return { contentType: `multipart/form-data; boundary=${boundary}`, gzipped: Buffer.concat(chunks) };
 }
+
+describe('sandgym serve host-wide caps', { skip: skip ?? false, timeout: 300_000 }, () => {
+  let t: TestServer;
+  before(async () => {
+    // As if the host's pid table held 2,048: no set of keys may hold more than half of it.
+    t = await startTestServer({ keys: [KEY_A, KEY_B], hostCaps: { pids: 1024 } });
+  });
+  after(() => t?.close());
+
+  it('keys together cannot take more than the host-wide process cap: 429 naming it, room back on kill', async () => {
+    const pids512 = { metadata: { 'sandgym.limit.pids': '512' } };
+    const a1 = await createSandbox(t.url, KEY_A, pids512);
+    await createSandbox(t.url, KEY_B, pids512);
+    for (const key of [KEY_A, KEY_B]) {
+      const r = await rawRequest(`${t.url}/sandboxes`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ templateID: 'sandgym/base', metadata: { 'sandgym.limit.pids': '8' } }),
+      });
+      assert.equal(r.status, 429);
+      assert.match(r.json<{ message: string }>().message, /host is full.*processes.*all keys together/);
+      assert.ok(r.headers.get('retry-after'));
+    }
+    const killed = await rawRequest(`${t.url}/sandboxes/${a1.sandboxID}`, {
+      method: 'DELETE',
+      headers: { 'X-API-Key': KEY_A },
+    });
+    assert.equal(killed.status, 204);
+    await createSandbox(t.url, KEY_B, { metadata: { 'sandgym.limit.pids': '8' } });
+  });
+});

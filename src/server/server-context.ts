@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
+import type { HostBudget } from './host-budget.ts';
 import type { Quotas } from './quota.ts';
 import type { SandboxRegistry, ServedSandbox } from './sandbox-registry.ts';
 import type { ServerSettings } from './server-options.ts';
@@ -10,6 +11,8 @@ export interface ServerContext {
   settings: ServerSettings;
   registry: SandboxRegistry;
   quotas: Quotas;
+  /** The host-wide caps, over all keys. */
+  budget: HostBudget;
   /** The sandbox each snapshot made since the server started came from (GET /snapshots?sandboxID=). */
   snapshotSources: Map<string, string>;
 }

@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.ts';
+import { resolveHome } from '../sandbox/images/index.ts';
 import type { SandboxLimits, SandboxProvider } from '../sandbox/index.ts';
 import type { KeyStore } from './api-keys.ts';
+import { type HostCaps, hostCaps, readHostFacts } from './host-budget.ts';
 import { DEFAULT_TEMPLATES } from './new-sandbox.ts';
 
 const GiB = 1024 ** 3;
@@ -28,6 +30,11 @@ export interface SandboxServerOptions {
   templates?: Record<string, string>;
   /** Let clients ask for network access (allow_internet_access). Default false. */
   allowNetwork?: boolean;
+  /**
+   * Host-wide caps over all keys together (sandboxes, and the sums of their memory, process and disk
+   * limits); each defaults to what this host can hold (see host-budget.ts).
+   */
+  hostCaps?: Partial<HostCaps>;
   /** Largest JSON or RPC request body. Default 1 MiB. */
   maxJsonBytes?: number;
   /** Largest file upload (decoded). Default 1 GiB. */
@@ -44,9 +51,10 @@ export interface SandboxServerOptions {
   log?: (line: string) => void;
 }
 
-export type ServerSettings = Required<Omit<SandboxServerOptions, 'domain' | 'maxLimits'>> & {
+export type ServerSettings = Required<Omit<SandboxServerOptions, 'domain' | 'maxLimits' | 'hostCaps'>> & {
   domain: string | undefined;
   maxLimits: Omit<SandboxLimits, 'outputBytes'>;
+  hostCaps: HostCaps;
 };
 
 export function resolveServerOptions(o: SandboxServerOptions): ServerSettings {
@@ -67,6 +75,7 @@ export function resolveServerOptions(o: SandboxServerOptions): ServerSettings {
       ...o.maxLimits,
     },
     templates: { ...DEFAULT_TEMPLATES, ...o.templates },
+    hostCaps: { ...hostCaps(readHostFacts(resolveHome())), ...o.hostCaps },
     allowNetwork: o.allowNetwork ?? false,
     maxJsonBytes: o.maxJsonBytes ?? 1024 * 1024,
     maxUploadBytes: o.maxUploadBytes ?? GiB,
@@ -88,6 +97,11 @@ export function resolveServerOptions(o: SandboxServerOptions): ServerSettings {
   ] as const) {
     if (!Number.isSafeInteger(s[key]) || s[key] <= 0) {
       throw new ConfigError(`sandgym serve: ${key} must be a positive integer, got ${s[key]}`);
+    }
+  }
+  for (const [key, value] of Object.entries(s.hostCaps)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new ConfigError(`sandgym serve: hostCaps.${key} must be a positive integer, got ${value}`);
     }
   }
   if (!(s.createsPerSecondPerKey > 0)) {
