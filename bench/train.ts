@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mainJob } from '../src/cli/commands/train.ts';
+import { mainJob } from '../src/cli/commands/train-job.ts';
 
 const runDir = await mkdtemp(join(tmpdir(), 'sg-bench-train-'));
 const t0 = performance.now();

@@ -7,7 +7,7 @@ const program = new Command('sandgym')
   .version('0.1.0')
   .showHelpAfterError('(run with --help for usage)');
 
-registerCommands(program);
+await registerCommands(program);
 
 try {
   await program.parseAsync(process.argv);
