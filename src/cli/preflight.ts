@@ -140,7 +140,11 @@ function referenceTokenizer(config: Config, runDir: string): string | undefined 
   return existsSync(join(learned, 'tokenizer.json')) ? learned : null;
 }
 
-function measurePrompts(
+/**
+ * Every task's first prompt against `data.max_prompt_length` and the model's context: the longest, or an
+ * Error saying which task is over which limit (else every episode ends before its first turn, masked).
+ */
+export function measurePrompts(
   tasks: readonly Task[],
   config: Config,
   template: ChatTemplate,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -8,11 +9,36 @@ import type { SamplerFactory } from '../agent/samplers.ts';
 import { createSamplerFactory } from '../agent/samplers.ts';
 import { loadConfig } from '../config/index.ts';
 import { SandboxError } from '../errors.ts';
-import { createProvider, type Sandbox, type SandboxProvider } from '../sandbox/index.ts';
+import { resolveHome } from '../sandbox/images/index.ts';
+import { createProvider, currentRunId, type Sandbox, type SandboxProvider } from '../sandbox/index.ts';
 import { loadTasks, type Task } from '../tasks/index.ts';
 import { checkErrorFraction } from './error-fraction.ts';
 import { RolloutEngine } from './rollout-engine.ts';
 import { TrajectoryStore } from './trajectory-store.ts';
+
+/** Local sandboxes still open that this process owns (their meta.json names this run). */
+async function sandboxesOfThisRun(): Promise<string[]> {
+  const dir = join(resolveHome(), 'sandboxes');
+  const mine: string[] = [];
+  for (const id of await readdir(dir).catch(() => [])) {
+    const meta = await readFile(join(dir, id, 'meta.json'), 'utf8').catch(() => '{}');
+    if ((JSON.parse(meta) as { run?: string }).run === currentRunId()) mine.push(id);
+  }
+  return mine;
+}
+
+/**
+ * Waits (30 s at most) for this run's sandboxes to be gone, returning those left. A sandbox can outlive
+ * `run()` by a few seconds (seen: one in three runs, gone within 5 s), so only a lasting one is a leak.
+ */
+async function sandboxesClosed(): Promise<string[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const left = await sandboxesOfThisRun();
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 const skip = process.getuid?.() === 0 ? false : 'the local provider needs root';
 
@@ -78,6 +104,7 @@ describe('bugs stop a rollout; infrastructure faults become errors that stop a m
       (e: unknown) => e instanceof TypeError && /fail-loud\.local\.test\.ts/.test(e.stack ?? ''),
     );
     assert.equal(store.size, 0, 'no episode was recorded as a masked error');
+    assert.deepEqual(await sandboxesClosed(), [], 'every sandbox of the stopped batch is closed');
     store.close();
   });
 
@@ -112,6 +139,7 @@ describe('bugs stop a rollout; infrastructure faults become errors that stop a m
       [1, 1, 1, 1],
     );
     assert.equal(checkErrorFraction(all, 0.25, 'rl step 1').errors, 0);
+    assert.deepEqual(await sandboxesClosed(), []);
     again.close();
   });
 });

@@ -4,7 +4,8 @@ import { stringify } from 'yaml';
 import { createSamplerFactory } from '../../agent/samplers.ts';
 import type { Trajectory } from '../../agent/types.ts';
 import { type Config, loadConfig, totalSandboxes } from '../../config/index.ts';
-import { DatasetError, errorMessage } from '../../errors.ts';
+import { ConfigError, DatasetError, errorMessage } from '../../errors.ts';
+import { loadChatTemplate } from '../../llm/index.ts';
 import { RolloutEngine, TrajectoryStore } from '../../rollout/index.ts';
 import type { SandboxProvider } from '../../sandbox/index.ts';
 import type { Task } from '../../tasks/index.ts';
@@ -20,7 +21,7 @@ import {
   trainRun,
 } from '../../train/loop/index.ts';
 import { VERSION } from '../../version.ts';
-import { formatChecks, preflight } from '../preflight.ts';
+import { formatChecks, measurePrompts, preflight } from '../preflight.ts';
 import { createProgress } from '../progress.ts';
 import { providerFor } from '../provider.ts';
 import { ensureTaskImages, loadDatasets } from './datasets.ts';
@@ -115,6 +116,19 @@ async function train(
   const tokenizerDir = await runTokenizerDir(s.config, s.runDir, sft);
   const engine = await createTrainingEngine(s.config, process.env, tokenizerDir, s.log);
   try {
+    // The check of --dry-run, on every run before the first episode: prompts that cannot fit would
+    // otherwise end every episode before its first turn, masked, and train on nothing.
+    if (rl || s.config.trainer.val_before_train || s.config.trainer.test_freq > 0) {
+      const info = engine.getInfo();
+      const template = await loadChatTemplate(info.tokenizer_dir);
+      try {
+        measurePrompts([...tasks.train, ...tasks.val], s.config, template, info.max_seq_len);
+      } catch (e) {
+        throw new ConfigError(
+          `${errorMessage(e)}; raise the limit, shorten the prompt (agent.prompt), or use a model with a longer context`,
+        );
+      }
+    }
     const curve = await trainRun({
       ...s,
       engine,
