@@ -28,8 +28,9 @@ async function sandboxesOfThisRun(): Promise<string[]> {
 }
 
 /**
- * Waits (30 s at most) for this run's sandboxes to be gone, returning those left. A sandbox can outlive
- * `run()` by a few seconds (seen: one in three runs, gone within 5 s), so only a lasting one is a leak.
+ * Waits (30 s at most) for this run's sandboxes to be gone, returning those left: a local sandbox's
+ * close() returns once its processes are gone and removes its directory in the background, so only a
+ * lasting one is a leak.
  */
 async function sandboxesClosed(): Promise<string[]> {
   const deadline = Date.now() + 30_000;

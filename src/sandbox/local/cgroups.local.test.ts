@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DEFAULT_LIMITS } from '../types.ts';
 import { cgroupPids } from './cgroup-fs.ts';
@@ -34,6 +35,30 @@ async function startTree(driver: LimitDriver, id: string): Promise<{ done: Promi
   );
   group.attach(child.pid!);
   await new Promise((r) => child.stdout.once('data', r));
+  return { done: new Promise((r) => child.once('exit', r)) };
+}
+
+/** A host shell in the exec group that counts up in `file` every 20 ms. */
+async function startTicker(
+  driver: LimitDriver,
+  id: string,
+  file: string,
+): Promise<{ done: Promise<unknown> }> {
+  const handle = driver.sandbox(id);
+  handle.apply({ ...DEFAULT_LIMITS, pids: 64 });
+  const group = handle.execGroup('x1');
+  const child = spawn(
+    '/bin/sh',
+    [
+      '-c',
+      `${entryScript(group.entry())} || exit 1; i=0; echo ready; while :; do i=$((i+1)); echo $i > ${file}; sleep 0.02; done`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
+  );
+  group.attach(child.pid!);
+  await new Promise((r) => child.stdout.once('data', r));
+  const end = Date.now() + 20_000;
+  while (!existsSync(file) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   return { done: new Promise((r) => child.once('exit', r)) };
 }
 
@@ -74,12 +99,20 @@ for (const [name, driver] of [
       );
     });
 
-    it('freezes and thaws a sandbox', async () => {
+    it('freezes a sandbox (its processes stop) and thaws it (they run again)', async () => {
       const d = driver!;
-      const tree = await startTree(d, 'a2');
+      const counter = join(mkdtempSync(join(tmpdir(), 'sg-freeze-')), 'n');
+      const tree = await startTicker(d, 'a2', counter);
       const handle = d.sandbox('a2');
+      const read = () => Number(readFileSync(counter, 'utf8').trim() || -1);
       await handle.freeze();
+      const frozenAt = read();
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(read(), frozenAt, 'no tick while frozen');
       await handle.thaw();
+      const end = Date.now() + 20_000;
+      while (read() <= frozenAt && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(read() > frozenAt, 'ticking again after the thaw');
       await handle.destroy();
       await tree.done;
     });
