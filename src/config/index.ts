@@ -1,5 +1,7 @@
+export type { AdvantageInput } from '../rl/index.ts';
 export { checkConfig, configProblems, totalSandboxes } from './checks.ts';
 export { renderDefaultsYaml } from './defaults-yaml.ts';
-export { loadConfig, readYamlFile } from './load.ts';
+export { loadConfig, loadConfigWithPlugins, readYamlFile } from './load.ts';
 export { applyOverride, deepMerge, parseOverride } from './overrides.ts';
-export { type Config, configSchema, type SandboxConfig } from './schema.ts';
+export { loadPlugins, type PluginApi } from './plugins.ts';
+export { buildConfigSchema, type Config, configSchema, type SandboxConfig } from './schema.ts';

@@ -5,7 +5,8 @@ import { ConfigError } from '../errors.ts';
 import { checkConfig } from './checks.ts';
 import { didYouMean } from './closest-name.ts';
 import { applyOverride, deepMerge, parseOverride } from './overrides.ts';
-import { type Config, configSchema, REFUSED_NAMES } from './schema.ts';
+import { loadPlugins } from './plugins.ts';
+import { buildConfigSchema, type Config, configSchema, REFUSED_NAMES } from './schema.ts';
 
 /** Keys that take new entries (`+llm.extra_body.top_k=20`): free-form maps passed on as they are. */
 export const OPEN_SECTIONS = ['llm.extra_body'];
@@ -67,11 +68,8 @@ export function readYamlFile(path: string): Record<string, unknown> {
   return doc as Record<string, unknown>;
 }
 
-/**
- * Defaults, then each YAML file in order, then dotted overrides; validated as a whole (schema, then the
- * cross-field checks) so problems are reported together, before anything starts.
- */
-export function loadConfig(files: readonly string[] = [], overrides: readonly string[] = []): Config {
+/** Defaults, then each YAML file in order, then dotted overrides, not yet validated. */
+function mergedTree(files: readonly string[], overrides: readonly string[]): Record<string, unknown> {
   let tree = configSchema.parse({}) as unknown as Record<string, unknown>;
   for (const f of files) {
     // A run directory's config.yaml records the version that wrote it; that is not a setting.
@@ -79,7 +77,32 @@ export function loadConfig(files: readonly string[] = [], overrides: readonly st
     tree = deepMerge(tree, doc) as Record<string, unknown>;
   }
   for (const o of overrides) applyOverride(tree, parseOverride(o));
-  const parsed = configSchema.safeParse(tree);
+  return tree;
+}
+
+/**
+ * `loadConfig` after loading the config's `plugins`, whose names (say an advantage estimator) the config
+ * may then use. What the CLI calls.
+ */
+export async function loadConfigWithPlugins(
+  files: readonly string[] = [],
+  overrides: readonly string[] = [],
+): Promise<Config> {
+  const listed = mergedTree(files, overrides).plugins;
+  if (!Array.isArray(listed) || listed.some((p) => typeof p !== 'string')) {
+    throw new ConfigError('invalid config:\n  plugins: expected a list of module paths');
+  }
+  await loadPlugins(listed as string[]);
+  return loadConfig(files, overrides);
+}
+
+/**
+ * Defaults, then each YAML file in order, then dotted overrides; validated as a whole (schema, then the
+ * cross-field checks) so problems are reported together, before anything starts.
+ */
+export function loadConfig(files: readonly string[] = [], overrides: readonly string[] = []): Config {
+  const tree = mergedTree(files, overrides);
+  const parsed = buildConfigSchema().safeParse(tree);
   if (!parsed.success) {
     throw new ConfigError(`invalid config:\n${formatIssues(parsed.error, tree)}`);
   }

@@ -210,35 +210,37 @@ const rollout = section({
   compact_filtering: compactFiltering,
 });
 
-const algorithm = section({
-  adv_estimator: names(usable('algorithm.adv_estimator', advantageEstimatorNames))
-    .default('grpo')
-    .describe(
-      `Advantage estimator: ${usable('algorithm.adv_estimator', advantageEstimatorNames).join(', ')} (gae needs a critic).`,
-    ),
-  norm_adv_by_std_in_grpo: z.boolean().default(true).describe('false = Dr.GRPO (no std normalization).'),
-  gamma: z.number().min(0).max(1).default(1).describe('Discount.'),
-  lam: z.number().min(0).max(1).default(1).describe('GAE lambda.'),
-  use_kl_in_reward: z
-    .boolean()
-    .default(false)
-    .describe('Subtract β·KL(sampler ‖ the policy RL started from) from token rewards.'),
-  kl_penalty: names(klEstimatorNames)
-    .default('kl')
-    .describe(`KL estimator in the reward (verl's names): ${klEstimatorNames.join(', ')}.`),
-  kl_ctrl: section({
-    type: z.enum(['fixed', 'adaptive']).default('fixed'),
-    kl_coef: z.number().min(0).default(0.001),
-    target_kl: z.number().positive().default(0.1),
-    horizon: z.number().positive().default(10000),
-  }),
-  rollout_correction: section({
-    tis_mode: names(['none', ...rolloutCorrectionLevels])
-      .default('none')
-      .describe('Truncated IS between sampler and trainer.'),
-    tis_cap: z.number().positive().default(2).describe('Cap of the IS weight.'),
-  }),
-});
+/** Built on demand: plugins add advantage estimators, which must then be valid names. */
+const algorithm = () =>
+  section({
+    adv_estimator: names(usable('algorithm.adv_estimator', advantageEstimatorNames))
+      .default('grpo')
+      .describe(
+        `Advantage estimator: ${usable('algorithm.adv_estimator', advantageEstimatorNames).join(', ')} (gae needs a critic).`,
+      ),
+    norm_adv_by_std_in_grpo: z.boolean().default(true).describe('false = Dr.GRPO (no std normalization).'),
+    gamma: z.number().min(0).max(1).default(1).describe('Discount.'),
+    lam: z.number().min(0).max(1).default(1).describe('GAE lambda.'),
+    use_kl_in_reward: z
+      .boolean()
+      .default(false)
+      .describe('Subtract β·KL(sampler ‖ the policy RL started from) from token rewards.'),
+    kl_penalty: names(klEstimatorNames)
+      .default('kl')
+      .describe(`KL estimator in the reward (verl's names): ${klEstimatorNames.join(', ')}.`),
+    kl_ctrl: section({
+      type: z.enum(['fixed', 'adaptive']).default('fixed'),
+      kl_coef: z.number().min(0).default(0.001),
+      target_kl: z.number().positive().default(0.1),
+      horizon: z.number().positive().default(10000),
+    }),
+    rollout_correction: section({
+      tis_mode: names(['none', ...rolloutCorrectionLevels])
+        .default('none')
+        .describe('Truncated IS between sampler and trainer.'),
+      tis_cap: z.number().positive().default(2).describe('Cap of the IS weight.'),
+    }),
+  });
 
 const actor = section({
   loss_fn: names(RL_LOSS_FNS, verlPolicyLossAliases)
@@ -352,9 +354,34 @@ const engine = section({
   }),
 });
 
-export const configSchema = z
-  .object({ sandbox, data, env, agent, llm, rollout, algorithm, actor, sft, trainer, engine })
-  .strict();
+const plugins = z
+  .array(z.string())
+  .default([])
+  .describe(
+    'Modules loaded before the config is checked; each exports register(sandgym) and may add advantage estimators (examples/plugins).',
+  );
+
+/** The schema with every name registered now (built-in, and added by plugins loaded so far). */
+export function buildConfigSchema() {
+  return z
+    .object({
+      sandbox,
+      data,
+      env,
+      agent,
+      llm,
+      rollout,
+      algorithm: algorithm(),
+      actor,
+      sft,
+      trainer,
+      engine,
+      plugins,
+    })
+    .strict();
+}
+
+export const configSchema = buildConfigSchema();
 
 export type Config = z.infer<typeof configSchema>;
 export type SandboxConfig = Config['sandbox'];

@@ -35,7 +35,7 @@ export interface AdvantageConfig extends GroupAdvantageOptions {
 /** Outcome estimators return their advantages as returns too, as verl does. */
 export type AdvantageResult = TokenAdvantages;
 
-type Estimator = (input: AdvantageInput, config: AdvantageConfig) => AdvantageResult;
+type Estimator = AdvantageEstimator;
 
 function requireGroupIds(name: string, input: AdvantageInput): readonly GroupId[] {
   if (!input.groupIds_B) {
@@ -92,8 +92,29 @@ const estimators: Record<string, Estimator> = {
   },
 };
 
-/** The registered names, valid values of `algorithm.adv_estimator`. */
-export const advantageEstimatorNames: readonly string[] = Object.keys(estimators);
+const names = Object.keys(estimators);
+
+/** The registered names, valid values of `algorithm.adv_estimator` (plugins add to them). */
+export const advantageEstimatorNames: readonly string[] = names;
+
+/** A user's estimator: per-token advantages (× responseMask) of a batch, as the built-in ones. */
+export type AdvantageEstimator = (input: AdvantageInput, config: AdvantageConfig) => AdvantageResult;
+
+/**
+ * Adds an estimator under a new name, as verl's `register_adv_est` does: a config plugin
+ * (`plugins: [my-estimator.ts]`) calls it before the config is validated, so the name is then a valid
+ * `algorithm.adv_estimator`. A name already taken is refused: a plugin must not silently replace grpo.
+ */
+export function registerAdvantageEstimator(name: string, estimator: AdvantageEstimator): void {
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) {
+    throw new ConfigError(`advantage estimator "${name}": names are lower_snake_case`);
+  }
+  if (Object.hasOwn(estimators, name)) {
+    throw new ConfigError(`advantage estimator "${name}" is already registered`);
+  }
+  estimators[name] = estimator;
+  names.push(name);
+}
 
 /**
  * Per-token advantages of a batch by estimator name (verl's `adv_estimator`): `gae`, `grpo` (Dr.GRPO with

@@ -10,10 +10,12 @@
  */
 export {
   type AdvantageConfig,
+  type AdvantageEstimator,
   type AdvantageInput,
   type AdvantageResult,
   advantageEstimatorNames,
   computeAdvantages,
+  registerAdvantageEstimator,
 } from './advantage-estimators.ts';
 export { type AssembledTrajectory, assembleTrajectory, type SampledTurn } from './assemble-trajectory.ts';
 export {

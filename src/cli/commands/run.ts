@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { createSamplerFactory } from '../../agent/samplers.ts';
-import { type Config, loadConfig } from '../../config/index.ts';
+import { type Config, loadConfigWithPlugins } from '../../config/index.ts';
 import {
   checkErrorFraction,
   formatSummary,
@@ -93,7 +93,7 @@ export function registerRunCommand(program: Command): void {
 }
 
 async function runCommand(overrides: string[], flags: RunFlags): Promise<void> {
-  const config = loadConfig(flags.config, [...flagOverrides(flags), ...overrides]);
+  const config = await loadConfigWithPlugins(flags.config, [...flagOverrides(flags), ...overrides]);
   const samples = Number(flags.samples);
   const out = flags.output ?? defaultOutput(config, samples);
   mkdirSync(out, { recursive: true });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { createSamplerFactory } from '../../agent/samplers.ts';
 import type { Trajectory } from '../../agent/types.ts';
-import { type Config, loadConfig, totalSandboxes } from '../../config/index.ts';
+import { type Config, loadConfigWithPlugins, totalSandboxes } from '../../config/index.ts';
 import { ConfigError, DatasetError, errorMessage } from '../../errors.ts';
 import { loadChatTemplate } from '../../llm/index.ts';
 import { RolloutEngine, TrajectoryStore } from '../../rollout/index.ts';
@@ -191,7 +191,7 @@ export async function trainJob(config: Config, flags: { sft?: string[]; rl?: boo
  * them, then RL, with the held-out resolved rate measured before, after SFT and during RL.
  */
 export async function mainJob(overrides: readonly string[], output?: string): Promise<Curve> {
-  const config = loadConfig([MAIN_CONFIG], overrides);
+  const config = await loadConfigWithPlugins([MAIN_CONFIG], overrides);
   const s = await openSession(config, output);
   let status: 'FINISHED' | 'FAILED' = 'FAILED';
   try {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/index.ts';
+import { loadConfigWithPlugins } from '../../config/index.ts';
 
 /** Splits `[config.yaml] key=value …`: the first argument is a config file when it looks like one. */
 function configArgs(args: readonly string[], base: string[] = []): { files: string[]; overrides: string[] } {
@@ -41,7 +41,7 @@ export function registerTrainCommand(program: Command): void {
         flags: { sft?: string[]; rl?: boolean; resume?: boolean; output?: string; dryRun?: boolean },
       ) => {
         const { files, overrides } = configArgs(args);
-        const config = loadConfig(files, [
+        const config = await loadConfigWithPlugins(files, [
           ...overrides,
           ...(flags.resume ? ['trainer.resume_mode=must'] : []),
         ]);
