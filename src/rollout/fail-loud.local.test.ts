@@ -11,6 +11,7 @@ import { loadConfig } from '../config/index.ts';
 import { SandboxError } from '../errors.ts';
 import { resolveHome } from '../sandbox/images/index.ts';
 import { createProvider, currentRunId, type Sandbox, type SandboxProvider } from '../sandbox/index.ts';
+import type { LocalProvider } from '../sandbox/local/local-provider.ts';
 import { loadTasks, type Task } from '../tasks/index.ts';
 import { checkErrorFraction } from './error-fraction.ts';
 import { RolloutEngine } from './rollout-engine.ts';
@@ -27,18 +28,10 @@ async function sandboxesOfThisRun(): Promise<string[]> {
   return mine;
 }
 
-/**
- * Waits (30 s at most) for this run's sandboxes to be gone, returning those left: a local sandbox's
- * close() returns once its processes are gone and removes its directory in the background, so only a
- * lasting one is a leak.
- */
-async function sandboxesClosed(): Promise<string[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const left = await sandboxesOfThisRun();
-    if (left.length === 0 || Date.now() > deadline) return left;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** This run's sandboxes left once the provider has removed the closed ones (in the background). */
+async function sandboxesLeft(provider: SandboxProvider): Promise<string[]> {
+  await (provider as LocalProvider).released();
+  return sandboxesOfThisRun();
 }
 
 const skip = process.getuid?.() === 0 ? false : 'the local provider needs root';
@@ -105,7 +98,7 @@ describe('bugs stop a rollout; infrastructure faults become errors that stop a m
       (e: unknown) => e instanceof TypeError && /fail-loud\.local\.test\.ts/.test(e.stack ?? ''),
     );
     assert.equal(store.size, 0, 'no episode was recorded as a masked error');
-    assert.deepEqual(await sandboxesClosed(), [], 'every sandbox of the stopped batch is closed');
+    assert.deepEqual(await sandboxesLeft(provider), [], 'every sandbox of the stopped batch is closed');
     store.close();
   });
 
@@ -140,7 +133,7 @@ describe('bugs stop a rollout; infrastructure faults become errors that stop a m
       [1, 1, 1, 1],
     );
     assert.equal(checkErrorFraction(all, 0.25, 'rl step 1').errors, 0);
-    assert.deepEqual(await sandboxesClosed(), []);
+    assert.deepEqual(await sandboxesLeft(provider), []);
     again.close();
   });
 });

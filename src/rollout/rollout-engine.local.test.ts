@@ -8,6 +8,7 @@ import { createSamplerFactory } from '../agent/samplers.ts';
 import { loadConfig } from '../config/index.ts';
 import { resolveHome } from '../sandbox/images/index.ts';
 import { createProvider, currentRunId, type SandboxProvider } from '../sandbox/index.ts';
+import type { LocalProvider } from '../sandbox/local/local-provider.ts';
 import { loadTasks, type Task } from '../tasks/index.ts';
 import { RolloutEngine } from './rollout-engine.ts';
 import { TrajectoryStore } from './trajectory-store.ts';
@@ -100,6 +101,8 @@ describe('RolloutEngine on the local provider', { skip, timeout: 600_000 }, () =
     });
     const r = await engine.run(tasks, 2);
     assert.equal(r.trajectories.length, 1);
+    // close() removes a sandbox's directory in the background; released() waits for that.
+    await (provider as LocalProvider).released();
     assert.deepEqual(await sandboxesOfThisRun(), [], 'every sandbox of this run is closed');
   });
 });
