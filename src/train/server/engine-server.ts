@@ -95,8 +95,18 @@ export class EngineServer {
     if (path === '/openapi.json' && req.method === 'GET' && this.options.compat === 'skyrl') {
       return { status: 200, body: SKYRL_OPENAPI };
     }
+    if (path === '/v1/completions') {
+      if (req.method !== 'POST') throw new HttpError(405, '/v1/completions takes POST');
+      this.authenticate(req);
+      const { json } = await readJsonBody(req, this.options.maxBodyBytes ?? 256 * 2 ** 20);
+      try {
+        return { status: 200, body: await this.service.completions(json) };
+      } catch (e) {
+        return openaiErrorAnswer(e, this.options.onError);
+      }
+    }
     if (!path.startsWith(`${API_PREFIX}/`))
-      throw new HttpError(404, `no such path ${path}; the API is under ${API_PREFIX}/`);
+      throw new HttpError(404, `no such path ${path}; the API is under ${API_PREFIX}/ and /v1/completions`);
     const endpoint = path.slice(API_PREFIX.length + 1);
     const checkpoint = /^training_runs\/([^/]+)\/checkpoints\/([^/]+)\/([^/]+)$/.exec(endpoint);
     if (checkpoint && req.method === 'DELETE') {
@@ -134,9 +144,11 @@ export class EngineServer {
     return run();
   }
 
+  /** Tinker clients send `X-API-Key`; OpenAI clients `Authorization: Bearer`. */
   private authenticate(req: IncomingMessage): void {
     if (!this.apiKey) return;
-    const given = req.headers[API_KEY_HEADER];
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const given = req.headers[API_KEY_HEADER] ?? bearer;
     const key = Buffer.from(typeof given === 'string' ? given : '');
     if (key.length !== this.apiKey.length || !timingSafeEqual(key, this.apiKey)) {
       throw new HttpError(
@@ -166,6 +178,18 @@ const SKYRL_OPENAPI = {
     },
   },
 };
+
+/** OpenAI's error body: `{error: {message, type, code}}`, which OpenAI clients read. */
+function openaiErrorAnswer(e: unknown, onError: ((message: string) => void) | undefined): CachedAnswer {
+  const answer = errorAnswer(e, onError);
+  const message = (answer.body as { detail?: unknown })?.detail;
+  return {
+    status: answer.status,
+    body: {
+      error: { message: String(message ?? 'error'), type: 'invalid_request_error', code: answer.status },
+    },
+  };
+}
 
 function errorAnswer(e: unknown, onError: ((message: string) => void) | undefined): CachedAnswer {
   if (e instanceof HttpError) {

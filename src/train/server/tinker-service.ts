@@ -11,6 +11,7 @@ import { checkpointDir, formatTinkerPath, parseTinkerPath } from './checkpoint-p
 import { referenceCapabilities, referenceModelInfo } from './describe-reference-model.ts';
 import { FuturesTable } from './futures-table.ts';
 import { HttpError } from './http-error.ts';
+import { completionResponse, parseCompletionRequest } from './openai-completions.ts';
 import * as schema from './request-schemas.ts';
 import { CHECKPOINT_NAME } from './request-schemas.ts';
 import { ServedModel } from './served-model.ts';
@@ -397,6 +398,24 @@ export class TinkerService {
     const params = { ...rest, ...(stop ? { stop } : {}), ...(seed != null ? { seed } : {}) };
     const work = model.queue.run(undefined, () => model.sample(source.key, prompt, params, req.num_samples));
     return { request_id: this.futures.add(`asample on ${model.modelId}`, work), model_id: model.modelId };
+  }
+
+  /**
+   * OpenAI's `/v1/completions` with token ids (vLLM's shape), so `llm.backend=tokens` and any OpenAI
+   * client sample the served weights; `model` is a sampler path or a sampling session id.
+   */
+  async completions(body: unknown): Promise<unknown> {
+    const { request, prompt, params } = parseCompletionRequest(body);
+    const source = this.samplerSource(
+      request.model.startsWith('tinker://')
+        ? { model_path: request.model }
+        : { sampling_session_id: request.model },
+    );
+    const model = this.model(source.modelId);
+    const sampled = await model.queue.run(undefined, () =>
+      model.sample(source.key, prompt, params, request.n),
+    );
+    return completionResponse(request, prompt, sampled);
   }
 
   private samplerSource(req: { sampling_session_id?: string | null; model_path?: string | null }) {
