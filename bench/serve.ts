@@ -141,6 +141,8 @@ async function warmUp(provider: SandboxProvider): Promise<void> {
   await s.close();
 }
 
+let stopping = false;
+
 /** Starts `sandgym serve` on a free port; resolves with its URL once it says it listens. */
 async function startServe(keysFile: string): Promise<{ url: string; child: ChildProcess }> {
   const bin = fileURLToPath(new URL('../bin/sandgym.js', import.meta.url));
@@ -156,6 +158,11 @@ async function startServe(keysFile: string): Promise<{ url: string; child: Child
       if (m) resolve(m[1]!);
     });
     child.once('exit', (code) => reject(new Error(`sandgym serve exited ${code}: ${log}`)));
+    // A server that dies mid-run shows up as a client's 'socket hang up': say why it died.
+    child.once('exit', (code, signal) => {
+      if (!stopping)
+        process.stderr.write(`sandgym serve exited (${code ?? signal}) mid-run:\n${log.slice(-8000)}\n`);
+    });
     setTimeout(() => reject(new Error(`sandgym serve did not start within 60 s: ${log}`)), 60_000).unref();
   });
   return { url, child };
@@ -243,6 +250,7 @@ try {
   await viaServer.close();
   await inProcess.close();
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  stopping = true;
   server.child.kill('SIGTERM');
   await exited;
   await rm(keysDir, { recursive: true, force: true });

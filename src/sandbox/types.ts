@@ -144,6 +144,12 @@ export interface Sandbox {
   fork(n: number): Promise<Sandbox[]>;
   /** Save the current filesystem as a new image, usable in `create({image})`. */
   snapshot(image: string): Promise<void>;
+  /**
+   * Stop every process of the sandbox until `resume()` (where the provider can freeze them). Calls that
+   * run commands wait or fail while it is paused; closing it still works.
+   */
+  pause?(): Promise<void>;
+  resume?(): Promise<void>;
 
   /**
    * Kill everything inside and release every resource. Idempotent. Resolves once nothing inside runs;

@@ -60,6 +60,12 @@ export async function envdRoute(
 ): Promise<void> {
   const served = ctx.registry.get(target.sandboxId);
   if (!served) throw new HttpError(502, `sandbox '${target.sandboxId}' not found: it expired or was killed`);
+  if (served.pausedRemainingMs !== undefined) {
+    throw new HttpError(
+      502,
+      `sandbox '${served.id}' is paused: connect to it (Sandbox.connect) to resume it`,
+    );
+  }
   if (target.port !== ENVD_PORT) {
     throw new HttpError(
       502,

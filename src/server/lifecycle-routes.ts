@@ -69,10 +69,37 @@ export async function lifecycleRoute(
         sendEmpty(res, 204);
       });
     case 'connect':
+    case 'resume':
       return allow(method, ['POST'], async () => {
         const timeoutS = timeoutSeconds((await body()).timeout, ctx.settings.maxTimeoutS, 0);
-        ctx.registry.setEnd(served.id, Math.max(served.endAtMs, Date.now() + timeoutS * 1000));
-        sendJson(res, 200, sandboxJson(served, ctx.settings.domain));
+        if (served.pausedRemainingMs !== undefined) {
+          await resumeSandbox(served);
+          ctx.registry.resumed(served.id, timeoutS * 1000);
+        } else if (action === 'resume') {
+          throw new HttpError(409, `sandbox '${served.id}' is not paused`);
+        } else {
+          ctx.registry.setEnd(served.id, Math.max(served.endAtMs, Date.now() + timeoutS * 1000));
+        }
+        sendJson(res, action === 'resume' ? 201 : 200, sandboxJson(served, ctx.settings.domain));
+      });
+    case 'pause':
+      return allow(method, ['POST'], async () => {
+        if (served.pausedRemainingMs !== undefined) {
+          throw new HttpError(409, `sandbox '${served.id}' is already paused`);
+        }
+        if (!served.sandbox.pause) {
+          throw new HttpError(501, `the ${served.sandbox.provider} provider cannot pause sandboxes`);
+        }
+        try {
+          await served.sandbox.pause();
+        } catch (e) {
+          throw new HttpError(
+            isSandboxError(e) && !e.isRetryable ? 501 : 500,
+            `cannot pause: ${(e as Error).message}`,
+          );
+        }
+        ctx.registry.paused(served.id, ctx.settings.maxTimeoutS * 1000);
+        sendEmpty(res, 204);
       });
     case 'fork':
       return allow(method, ['POST'], async () =>
@@ -84,8 +111,6 @@ export async function lifecycleRoute(
       );
     case 'metrics':
       return allow(method, ['GET'], async () => sendJson(res, 200, await sandboxMetrics(served.sandbox)));
-    case 'pause':
-    case 'resume':
     case 'refreshes':
     case 'network':
     case 'logs':
@@ -178,5 +203,13 @@ function segments(pathname: string): string[] {
     return pathname.split('/').filter(Boolean).map(decodeURIComponent);
   } catch {
     throw new HttpError(400, `malformed URL path: ${pathname}`);
+  }
+}
+
+async function resumeSandbox(served: ServedSandbox): Promise<void> {
+  try {
+    await served.sandbox.resume?.();
+  } catch (e) {
+    throw new HttpError(500, `cannot resume sandbox '${served.id}': ${(e as Error).message}`);
   }
 }

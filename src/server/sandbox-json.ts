@@ -34,9 +34,13 @@ export function listedSandboxJson(s: ServedSandbox) {
     memoryMB: Math.round(limits.memoryBytes / MiB),
     diskSizeMB: Math.round(limits.diskBytes / MiB),
     metadata: s.metadata,
-    state: 'running' as const,
+    state: sandboxState(s),
     envdVersion: ENVD_VERSION,
   };
+}
+
+export function sandboxState(s: ServedSandbox): 'running' | 'paused' {
+  return s.pausedRemainingMs === undefined ? 'running' : 'paused';
 }
 
 /** E2B `SandboxDetail`. */

@@ -1,6 +1,6 @@
 import type { ApiKeyRecord } from './api-keys.ts';
 import { HttpError } from './http-io.ts';
-import { listedSandboxJson } from './sandbox-json.ts';
+import { listedSandboxJson, sandboxState } from './sandbox-json.ts';
 import type { ServedSandbox } from './sandbox-registry.ts';
 import type { ServerContext } from './server-context.ts';
 
@@ -30,7 +30,7 @@ export function listSandboxes(
     .ownedBy(key.id)
     .filter(
       (s) =>
-        (states === undefined || states.includes('running')) &&
+        (states === undefined || states.includes(sandboxState(s))) &&
         (template === null || s.templateID === template) &&
         (afterMs === undefined || s.startedAtMs >= afterMs) &&
         Object.entries(filter).every(([k, v]) => s.metadata[k] === v),

@@ -16,6 +16,8 @@ export interface ServedSandbox {
   /** The envd-plane credential (X-Access-Token), shown to the key's holder at create. */
   envdAccessToken: string;
   processes: ProcessTable;
+  /** Set while paused: how much of its timeout was left when it was paused (paused time does not count). */
+  pausedRemainingMs?: number | undefined;
 }
 
 /** Node's timers cannot wait longer (about 24.8 days). */
@@ -65,6 +67,26 @@ export class SandboxRegistry {
     entry.timer = this.expiryTimer(entry.served);
   }
 
+  /**
+   * Pauses a sandbox's clock: what is left of its timeout is kept for `resumed`, and while paused it
+   * ends `maxPausedMs` from now (a forgotten paused sandbox still holds memory).
+   */
+  paused(id: string, maxPausedMs: number): void {
+    const served = this.get(id);
+    if (!served) return;
+    served.pausedRemainingMs = Math.max(0, served.endAtMs - Date.now());
+    this.setEnd(id, Date.now() + maxPausedMs);
+  }
+
+  /** Restarts a paused sandbox's clock with what was left, or `atLeastMs` if that is more. */
+  resumed(id: string, atLeastMs: number): void {
+    const served = this.get(id);
+    if (served?.pausedRemainingMs === undefined) return;
+    const left = served.pausedRemainingMs;
+    served.pausedRemainingMs = undefined;
+    this.setEnd(id, Date.now() + Math.max(left, atLeastMs));
+  }
+
   /** Removes and closes a sandbox; false when it was not here. */
   async kill(id: string, why: 'killed' | 'expired' | 'shutdown' = 'killed'): Promise<boolean> {
     const entry = this.entries.get(id);
@@ -72,6 +94,8 @@ export class SandboxRegistry {
     this.entries.delete(id);
     clearTimeout(entry.timer);
     this.onRemoved(entry.served, why);
+    // A paused container cannot be killed (docker refuses; a frozen v1 cgroup holds its SIGKILLs).
+    if (entry.served.pausedRemainingMs !== undefined) await entry.served.sandbox.resume?.().catch(() => {});
     await entry.served.sandbox.close().catch((e: unknown) => this.onCloseError(entry.served, e));
     return true;
   }

@@ -156,6 +156,16 @@ export class DockerSandbox implements Sandbox, ExecTarget {
    * `docker commit` to `image`. Besides the filesystem, the image keeps the sandbox's env and sandgym's
    * entrypoint (commit merges the container's config and cannot drop keys); every create sets both anew.
    */
+  /** docker pause: the container's processes are frozen (its cgroup freezer) until resume(). */
+  async pause(): Promise<void> {
+    await this.assertUsable();
+    await this.container.pause();
+  }
+
+  async resume(): Promise<void> {
+    await this.container.unpause();
+  }
+
   async snapshot(image: string): Promise<void> {
     this.assertOpen();
     const ref = normalizeImageName(image);

@@ -87,6 +87,7 @@ class V1Freezer {
 }
 
 class V1Sandbox implements SandboxLimitsHandle {
+  readonly freezes = true;
   private readonly freezer: V1Freezer;
 
   constructor(

@@ -104,6 +104,7 @@ async function killV2(dir: string): Promise<void> {
 }
 
 class V2Sandbox implements SandboxLimitsHandle {
+  readonly freezes = true;
   private readonly freezer: V2Freezer;
 
   constructor(

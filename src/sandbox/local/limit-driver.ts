@@ -26,6 +26,8 @@ export interface SandboxLimitsHandle {
   execGroup(execId: string): ExecGroup;
   /** True when (almost) no process can start any more: the sandbox is at its process limit. */
   pidsExhausted(): boolean;
+  /** Whether freeze() really stops the processes (cgroups); without cgroups it does nothing. */
+  readonly freezes: boolean;
   /** Stops every process of the sandbox (fork and snapshot copy a still filesystem). */
   freeze(): Promise<void>;
   thaw(): Promise<void>;

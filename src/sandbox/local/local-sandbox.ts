@@ -104,6 +104,7 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   private died = false;
   private closing: Promise<void> | undefined;
   private frozenDepth = 0;
+  private paused = false;
   private ttlTimer: NodeJS.Timeout | undefined;
 
   constructor(o: LocalSandboxInit) {
@@ -312,6 +313,23 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
   async snapshot(image: string): Promise<void> {
     this.assertUsable();
     await this.owner.snapshot(this, image);
+  }
+
+  /** Freezes the sandbox's cgroup until resume(); fork and snapshot freezes nest inside it. */
+  async pause(): Promise<void> {
+    this.assertUsable();
+    if (!this.limitsHandle.freezes) {
+      throw new SandboxError(this.id, 'cannot pause: this host has no cgroups to freeze the sandbox with');
+    }
+    if (this.paused) return;
+    this.paused = true;
+    if (this.frozenDepth++ === 0) await this.limitsHandle.freeze();
+  }
+
+  async resume(): Promise<void> {
+    if (!this.paused) return;
+    this.paused = false;
+    if (--this.frozenDepth === 0) await this.limitsHandle.thaw();
   }
 
   /** Runs `fn` with every process of the sandbox stopped, so its filesystem holds still. */

@@ -30,6 +30,7 @@ export class RlimitDriver implements LimitDriver {
 }
 
 class RlimitSandbox implements SandboxLimitsHandle {
+  readonly freezes = false;
   private limits: SandboxLimits | undefined;
 
   apply(limits: SandboxLimits): string[] {

@@ -115,15 +115,31 @@ async function extraChecks(sdk: E2B, sbx: SandboxT, conn: Conn, check: Check) {
       { snap, listed, deleted, after },
     ];
   });
-  await check('pause, then connect resumes', async () => {
+  await check('pause freezes, then connect resumes', async () => {
     const s = await Sandbox.create({ ...conn, timeoutMs: 60_000 });
     try {
       await s.files.write('/tmp/kept.txt', 'kept');
+      // A ticker counts tenths of a second: over 3 s of pause it would tick ~30 times if not frozen; the
+      // moments around the pause and resume calls may add a few (generously: 15 on a loaded host).
+      await s.commands.run('n=0; while :; do n=$((n+1)); echo $n > /tmp/ticks; sleep 0.1; done', {
+        background: true,
+      });
+      await sleep(500);
+      const t0 = Number(await s.files.read('/tmp/ticks'));
       const paused = await s.pause();
       const state = (await s.getInfo()).state;
+      const whilePaused = await s.files.read('/tmp/ticks').then(
+        () => 'served',
+        (e: Error) => `refused: ${e.message}`,
+      );
+      await sleep(3000);
       const resumed = await Sandbox.connect(s.sandboxId, conn);
+      const t1 = Number(await resumed.files.read('/tmp/ticks'));
       const kept = await resumed.files.read('/tmp/kept.txt');
-      return [paused && state === 'paused' && kept === 'kept', { paused, state, kept }];
+      return [
+        paused && state === 'paused' && kept === 'kept' && whilePaused.startsWith('refused') && t1 - t0 < 15,
+        { paused, state, kept, whilePaused, ticksAcrossPause: t1 - t0 },
+      ];
     } finally {
       await s.kill();
     }
