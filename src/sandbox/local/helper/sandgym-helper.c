@@ -458,8 +458,8 @@ static int enter(int argc, char **argv) {
 
   /* Open everything first: entering the mount namespace changes what /proc paths mean. */
   /*
-   * The user namespace goes last: entering it drops our capabilities outside it, and a sandbox with
-   * network access shares the host's network namespace, which only host root may enter.
+   * The user namespace goes last: entering it drops our capabilities outside it (and with them the
+   * right to enter the others).
    */
   static const char *names[] = {"cgroup", "ipc", "uts", "net", "pid", "mnt", "user"};
   enum { COUNT = sizeof names / sizeof names[0] };
