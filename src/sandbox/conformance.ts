@@ -433,6 +433,26 @@ export function runSandboxConformance(target: ConformanceTarget): void {
         await assertHostHealthy();
       });
 
+      it('contains a fork bomb left running in the background: the next execs work', async () => {
+        const s = await sandbox({ limits: { pids: 64 } });
+        const bomb = 'import os\nwhile True:\n  try: os.fork()\n  except OSError: pass';
+        // setsid, output elsewhere: the exec returns at once and the bomb holds the process limit after it.
+        const started = await s.exec([
+          'sh',
+          '-c',
+          'setsid python3 -c "$1" >/dev/null 2>&1 & echo started',
+          'sh',
+          bomb,
+        ]);
+        assert.equal(started.stdout, 'started\n');
+        await new Promise((r) => setTimeout(r, 2000));
+        for (let i = 0; i < 3; i++) {
+          const r = await s.exec('echo ok', { timeoutMs: 60_000 });
+          assert.deepEqual([r.exitCode, r.stdout], [0, 'ok\n'], r.stderr);
+        }
+        await assertHostHealthy();
+      });
+
       it('contains filling the disk: writes fail, the sandbox recovers after deleting', async () => {
         const s = await sandbox({ limits: { diskBytes: 64 * MiB } });
         const r = await s.exec('dd if=/dev/zero of=/fill bs=1M count=512', { timeoutMs: 60_000 });
