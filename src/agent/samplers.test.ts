@@ -56,4 +56,27 @@ describe('createSamplerFactory', () => {
       await server.close();
     }
   });
+
+  it('samples a Hugging Face checkpoint on the CPU with llm.backend=hf (tiny Qwen3, tiny ChatML tokenizer)', async () => {
+    const fixtures = new URL('../llm/fixtures/', import.meta.url).pathname;
+    const config = loadConfig(
+      [],
+      [
+        'llm.backend=hf',
+        `llm.model=${fixtures}hf-tiny/qwen3`,
+        `llm.tokenizer=${fixtures}tiny-chatml`,
+        'agent.max_tokens_per_turn=6',
+      ],
+    );
+    const sampler = (await createSamplerFactory(config)).forTask({ id: 't' } as Task);
+    const result = await sampler.sample({
+      messages: [{ role: 'user', content: 'hello' }],
+      temperature: 1,
+      seed: 3,
+    });
+    assert.ok(result.tokens!.promptIds.length > 5);
+    assert.ok(result.tokens!.completionIds.length >= 1 && result.tokens!.completionIds.length <= 6);
+    assert.equal(result.tokens!.completionLogprobs.length, result.tokens!.completionIds.length);
+    assert.ok(result.tokens!.completionLogprobs.every((l) => l < 0 && Number.isFinite(l)));
+  });
 });

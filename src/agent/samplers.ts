@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import {
+  EngineCompletionBackend,
   HttpCompletionBackend,
   loadChatTemplate,
   modelSourceFromEnv,
@@ -10,6 +11,7 @@ import {
 } from '../llm/index.ts';
 import type { Sampler } from '../llm/types.ts';
 import type { Task } from '../tasks/index.ts';
+import { HfCausalLM } from '../train/hf/index.ts';
 import { oraclePlan } from './policies/oracle-plan.ts';
 import { PolicySampler } from './policies/policy-sampler.ts';
 
@@ -71,6 +73,22 @@ export async function createSamplerFactory(config: Config): Promise<SamplerFacto
           providerOptions,
           ...(apiKey ? { apiKey } : {}),
         }),
+        maxTokensPerTurn: config.agent.max_tokens_per_turn,
+        maxTrajectoryTokens: config.data.max_response_length,
+      });
+      return { policy: llm.model, forTask: () => shared.session() };
+    }
+    case 'hf': {
+      // Sampled here, in float32 on the CPU: slow for real models, but every path works without a GPU.
+      const modelDir = await resolveModelDir(llm.model, modelSourceFromEnv(process.env));
+      const tokenizerDir = llm.tokenizer
+        ? await resolveModelDir(llm.tokenizer, modelSourceFromEnv(process.env))
+        : modelDir;
+      const model = await HfCausalLM.load(modelDir);
+      const shared = new TokenSampler({
+        template: await loadChatTemplate(tokenizerDir, llm.chat_template_kwargs),
+        backend: new EngineCompletionBackend(model),
+        maxContextTokens: model.config.maxPositions,
         maxTokensPerTurn: config.agent.max_tokens_per_turn,
         maxTrajectoryTokens: config.data.max_response_length,
       });

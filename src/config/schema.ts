@@ -137,10 +137,10 @@ const agent = section({
 
 const llm = section({
   backend: z
-    .enum(['openai', 'tokens', 'engine', 'policy'])
+    .enum(['openai', 'tokens', 'hf', 'engine', 'policy'])
     .default('policy')
     .describe(
-      'openai: chat API; tokens: /v1/completions with local templating; engine: the trainer; policy: built-in.',
+      'openai: chat API; tokens: /v1/completions with local templating; hf: the Hugging Face checkpoint dir llm.model on this CPU; engine: the trainer; policy: built-in.',
     ),
   policy: z
     .enum(['oracle', 'noop', 'malformed'])

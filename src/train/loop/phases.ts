@@ -322,7 +322,7 @@ function nothingToTrainOn(
  */
 async function rolloutSamplers(ctx: RunContext, step: number): Promise<SamplerFactory> {
   const { config, engine } = ctx;
-  if (config.llm.backend === 'tokens') return createSamplerFactory(config);
+  if (config.llm.backend === 'tokens' || config.llm.backend === 'hf') return createSamplerFactory(config);
   if (config.llm.backend === 'openai') {
     throw new ConfigError(
       'llm.backend=openai gives no token ids to train on: RL samples with the engine being trained, or ' +
