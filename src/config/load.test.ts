@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { stringify } from 'yaml';
+import { POLICY_NAMES } from '../agent/policies/policy-sampler.ts';
 import { isConfigError } from '../errors.ts';
 import {
   advantageEstimatorNames,
@@ -123,6 +124,7 @@ describe('name-valued settings', () => {
         n,
       );
     for (const n of PROVIDERS) assert.equal(attempt(`sandbox.provider=${n}`).config?.sandbox.provider, n);
+    for (const n of POLICY_NAMES) assert.equal(attempt(`llm.policy=${n}`).config?.llm.policy, n);
     for (const n of ['ppo', 'importance_sampling', 'cispo'])
       assert.equal(attempt(`actor.loss_fn=${n}`).config?.actor.loss_fn, n);
     assert.equal(attempt('actor.loss_fn=vanilla').config?.actor.loss_fn, 'ppo', "verl's default policy loss");

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { POLICY_NAMES } from '../agent/policies/policy-sampler.ts';
 import {
   advantageEstimatorNames,
   klEstimatorNames,
@@ -142,10 +143,7 @@ const llm = section({
     .describe(
       'openai: chat API; tokens: /v1/completions with local templating; hf: the Hugging Face checkpoint dir llm.model on this CPU; engine: the trainer; policy: built-in.',
     ),
-  policy: z
-    .enum(['oracle', 'noop', 'malformed'])
-    .default('oracle')
-    .describe('Built-in policy when backend=policy.'),
+  policy: z.enum(POLICY_NAMES).default('oracle').describe('Built-in policy when backend=policy.'),
   base_url: z
     .string()
     .default('http://127.0.0.1:8000/v1')
