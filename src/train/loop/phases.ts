@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createSamplerFactory, type SamplerFactory } from '../../agent/samplers.ts';
 import type { Trajectory } from '../../agent/types.ts';
 import type { Config } from '../../config/index.ts';
-import { ConfigError, SandgymError } from '../../errors.ts';
+import { ConfigError } from '../../errors.ts';
 import type { ChatTemplate } from '../../llm/index.ts';
 import { assembleTrajectory } from '../../rl/index.ts';
 import {
@@ -22,7 +22,14 @@ import { datumLength, sftDatum, type TokenSequence } from './build-datums.ts';
 import { engineSamplers } from './engine-samplers.ts';
 import type { MetricsSink } from './metrics-log.ts';
 import { replayTurnTokens } from './replay-tokens.ts';
-import { buildRlBatch, type ExtraLogprobs, type RlBatch, selectTrainable } from './rl-batch.ts';
+import {
+  buildRlBatch,
+  type ExtraLogprobs,
+  hasLearningSignal,
+  nothingToTrainOn,
+  type RlBatch,
+  selectTrainable,
+} from './rl-batch.ts';
 
 /** What every phase of a training run works with. */
 export interface RunContext {
@@ -253,7 +260,7 @@ export async function rlStep(
   const parts = chunks(batch.datums, config.actor.ppo_max_token_len_per_gpu);
   // Every advantage zero (each group's rewards equal: all solved or all failed): the loss has no gradient,
   // but an optimizer step would still move the weights (Adam's momentum, weight decay). Skip it, and say so.
-  const noSignal = batch.datums.length > 0 && batch.samples.every((x) => x.advantages.every((a) => a === 0));
+  const noSignal = !hasLearningSignal(batch);
   if (noSignal) {
     ctx.log(
       `rl step ${step}: no learning signal (every group's ${config.rollout.n} rewards were equal); update skipped`,
@@ -293,26 +300,6 @@ export async function rlStep(
     'perf/train_s': (t2 - t1) / 1000,
     'perf/tokens_per_s': (tokens * config.actor.ppo_epochs) / Math.max(1e-9, (t2 - t1) / 1000),
   };
-}
-
-/** A step whose every episode was masked: training would silently do nothing, so the run stops and says why. */
-function nothingToTrainOn(
-  step: number,
-  trajectories: readonly Trajectory[],
-  metrics: Record<string, number>,
-): SandgymError {
-  const masked = Object.entries(metrics)
-    .filter(([k, v]) => k.startsWith('rollout/masked_') && v > 0)
-    .map(([k, v]) => `${k.slice('rollout/masked_'.length)} ${v}`)
-    .join(', ');
-  const details = new Map<string, number>();
-  for (const t of trajectories) if (t.detail) details.set(t.detail, (details.get(t.detail) ?? 0) + 1);
-  const top = [...details].sort((a, b) => b[1] - a[1])[0];
-  return new SandgymError(
-    `rl step ${step}: nothing to train on: all ${trajectories.length} episodes were masked (${masked || 'none ran'})` +
-      `${top ? `; most common ending (${top[1]}×): ${top[0]}` : ''}. Check the budgets against the model ` +
-      '(data.max_prompt_length, data.max_response_length, the engine context) with "sandgym train --dry-run"',
-  );
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TRAJECTORY_FORMAT, type Trajectory, type TurnRecord } from '../../agent/types.ts';
 import { loadConfig } from '../../config/index.ts';
-import { buildRlBatch, selectTrainable } from './rl-batch.ts';
+import { buildRlBatch, hasLearningSignal, nothingToTrainOn, selectTrainable } from './rl-batch.ts';
 
 function turn(promptIds: number[], completionIds: number[], logprob = -0.5): TurnRecord {
   return {
@@ -141,5 +141,38 @@ describe('buildRlBatch', () => {
     assert.ok(Math.abs(a[3]! - 0.5) < 1e-9);
     // Before truncation: (3 + 1 + 1 + 1 + 1 + 1) / 6.
     assert.ok(Math.abs(b.metrics['rollout_is/mean']! - 8 / 6) < 1e-6);
+  });
+});
+
+describe('steps that cannot learn', () => {
+  it('a batch whose every group had equal rewards has no learning signal; one with a difference has', () => {
+    const config = loadConfig([], ['algorithm.adv_estimator=grpo']);
+    const batchOf = (rewards: number[]) =>
+      buildRlBatch(
+        selectTrainable(
+          rewards.map((r, i) => traj(i < 2 ? 'a' : 'b', i % 2, r, twoTurns())),
+          config,
+          1024,
+        ),
+        config,
+      );
+    assert.equal(hasLearningSignal(batchOf([1, 1, 0, 0])), false, 'a all solved, b all failed');
+    assert.equal(hasLearningSignal(batchOf([1, 1, 1, 0])), true);
+  });
+
+  it('a step whose every episode was masked is an error naming the reasons and the most common ending', () => {
+    const config = loadConfig();
+    const trajectories = [0, 1, 2].map((i) => ({
+      ...traj('t', i, 0, twoTurns(), 'token_budget'),
+      detail: 'no room left (context) before turn 1',
+    }));
+    const set = selectTrainable(trajectories, config, 1024);
+    assert.equal(set.kept.length, 0);
+    assert.equal(
+      nothingToTrainOn(3, trajectories, set.metrics).message,
+      'rl step 3: nothing to train on: all 3 episodes were masked (filtered 3); most common ending (3×): no ' +
+        'room left (context) before turn 1. Check the budgets against the model (data.max_prompt_length, ' +
+        'data.max_response_length, the engine context) with "sandgym train --dry-run"',
+    );
   });
 });

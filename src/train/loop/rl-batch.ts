@@ -1,5 +1,6 @@
 import type { Trajectory } from '../../agent/types.ts';
 import type { Config } from '../../config/index.ts';
+import { SandgymError } from '../../errors.ts';
 import {
   aggregateLoss,
   applyKlPenalty,
@@ -186,4 +187,33 @@ export function buildRlBatch(set: TrainableSet, config: Config, extra: ExtraLogp
     advantages_B_T.flat().filter((a) => a !== 0).length /
     Math.max(1, mask_B_T.flat().filter((m) => m === 1).length);
   return { datums, samples, metrics };
+}
+
+/** A step whose every episode was masked: training would silently do nothing, so the run stops and says why. */
+export function nothingToTrainOn(
+  step: number,
+  trajectories: readonly Trajectory[],
+  metrics: Record<string, number>,
+): SandgymError {
+  const masked = Object.entries(metrics)
+    .filter(([k, v]) => k.startsWith('rollout/masked_') && v > 0)
+    .map(([k, v]) => `${k.slice('rollout/masked_'.length)} ${v}`)
+    .join(', ');
+  const details = new Map<string, number>();
+  for (const t of trajectories) if (t.detail) details.set(t.detail, (details.get(t.detail) ?? 0) + 1);
+  const top = [...details].sort((a, b) => b[1] - a[1])[0];
+  return new SandgymError(
+    `rl step ${step}: nothing to train on: all ${trajectories.length} episodes were masked (${masked || 'none ran'})` +
+      `${top ? `; most common ending (${top[1]}×): ${top[0]}` : ''}. Check the budgets against the model ` +
+      '(data.max_prompt_length, data.max_response_length, the engine context) with "sandgym train --dry-run"',
+  );
+}
+
+/**
+ * Whether a batch can move the weights: some advantage is nonzero. When every group's rewards were equal
+ * (all solved or all failed) the loss has no gradient, yet an optimizer step would still move the weights
+ * (Adam's momentum, weight decay): such a step skips its update.
+ */
+export function hasLearningSignal(batch: RlBatch): boolean {
+  return batch.samples.some((x) => x.advantages.some((a) => a !== 0));
 }
