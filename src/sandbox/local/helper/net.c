@@ -48,8 +48,10 @@ int net(int argc, char **argv) {
   pid_t child = fork();
   if (child < 0) die(1, "fork: %s", strerror(errno));
   if (child == 0) {
-    /* dup2 clears close-on-exec on the copies. */
-    if (dup2(ns[0], 3) != 3 || dup2(ns[1], 4) != 4) die(1, "dup2: %s", strerror(errno));
+    /* dup2 clears close-on-exec on the copies. stdout is ours alone: it carries the pid line. */
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, 1) != 1 || dup2(ns[0], 3) != 3 || dup2(ns[1], 4) != 4)
+      die(1, "dup2: %s", strerror(errno));
     execv(argv[4], argv + 4);
     die(127, "cannot run %s: %s", argv[4], strerror(errno));
   }
