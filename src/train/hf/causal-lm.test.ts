@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EngineCompletionBackend } from '../../llm/engine-completion-backend.ts';
 import { HfCausalLM } from './causal-lm.ts';
@@ -70,3 +73,53 @@ for (const [name, what] of [
     });
   });
 }
+
+/** Splits a safetensors file in two by tensor, as `save_pretrained(max_shard_size=…)` does, with its index. */
+async function shard(source: string, dir: string): Promise<void> {
+  const bytes = readFileSync(source);
+  const headerLength = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8')) as Record<
+    string,
+    { dtype: string; shape: number[]; data_offsets: [number, number] }
+  >;
+  const names = Object.keys(header).filter((n) => n !== '__metadata__');
+  const halves = [names.slice(0, names.length / 2), names.slice(names.length / 2)];
+  const weightMap: Record<string, string> = {};
+  for (const [i, part] of halves.entries()) {
+    const file = `model-0000${i + 1}-of-00002.safetensors`;
+    const out: Record<string, unknown> = {};
+    const chunks: Buffer[] = [];
+    let offset = 0;
+    for (const name of part) {
+      const {
+        dtype,
+        shape,
+        data_offsets: [b, e],
+      } = header[name]!;
+      chunks.push(bytes.subarray(8 + headerLength + b, 8 + headerLength + e));
+      out[name] = { dtype, shape, data_offsets: [offset, offset + e - b] };
+      offset += e - b;
+      weightMap[name] = file;
+    }
+    const json = Buffer.from(JSON.stringify(out));
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(json.length));
+    await writeFile(join(dir, file), Buffer.concat([length, json, ...chunks]));
+  }
+  await writeFile(join(dir, 'model.safetensors.index.json'), JSON.stringify({ weight_map: weightMap }));
+}
+
+describe('HfCausalLM: sharded checkpoints', () => {
+  it('reads the shards model.safetensors.index.json lists, with the same logits', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandgym-shards-'));
+    try {
+      await copyFile(`${FIXTURES}qwen3/config.json`, join(dir, 'config.json'));
+      await shard(`${FIXTURES}qwen3/model.safetensors`, dir);
+      const whole = (await HfCausalLM.load(`${FIXTURES}qwen3`)).forward([1, 2, 3]);
+      const sharded = (await HfCausalLM.load(dir)).forward([1, 2, 3]);
+      assert.deepEqual(sharded, whole);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -121,7 +121,10 @@ export class HfCausalLM {
     for (let i = 0; i < half; i++) this.invFreq[i] = 1 / config.ropeTheta ** ((2 * i) / config.headDim);
   }
 
-  /** Loads `config.json` and `model.safetensors` from a model directory. */
+  /**
+   * Loads `config.json` and the weights from a model directory: `model.safetensors`, or the shards that
+   * `model.safetensors.index.json` lists.
+   */
   static async load(dir: string): Promise<HfCausalLM> {
     let configJson: Record<string, unknown>;
     try {
@@ -130,17 +133,23 @@ export class HfCausalLM {
       throw new ConfigError(`${dir}/config.json: cannot read it (${(e as Error).message})`, { cause: e });
     }
     const config = parseHfConfig(configJson, join(dir, 'config.json'));
-    const path = join(dir, 'model.safetensors');
-    let bytes: Uint8Array;
-    try {
-      bytes = await readFile(path);
-    } catch (e) {
-      throw new ConfigError(
-        `${path}: cannot read it (${(e as Error).message}); sharded checkpoints (model-00001-of-…) are not supported`,
-        { cause: e },
-      );
+    const tensors = new Map<string, Tensor>();
+    const files = await weightFiles(dir);
+    for (const file of files) {
+      const path = join(dir, file);
+      let bytes: Uint8Array;
+      try {
+        bytes = await readFile(path);
+      } catch (e) {
+        throw new ConfigError(`${path}: cannot read the weights (${(e as Error).message})`, { cause: e });
+      }
+      for (const [name, tensor] of readSafetensors(bytes, path)) tensors.set(name, tensor);
     }
-    return HfCausalLM.fromTensors(config, readSafetensors(bytes, path), path);
+    return HfCausalLM.fromTensors(
+      config,
+      tensors,
+      join(dir, files.length === 1 ? files[0]! : 'model.safetensors.index.json'),
+    );
   }
 
   static fromTensors(config: HfModelConfig, tensors: Map<string, Tensor>, source: string): HfCausalLM {
@@ -311,6 +320,29 @@ export class HfCausalLM {
       head[i + half] = b * cos + a * sin;
     }
   }
+}
+
+/** `model.safetensors`, or the shard files of `model.safetensors.index.json` (its `weight_map` values). */
+async function weightFiles(dir: string): Promise<string[]> {
+  let index: { weight_map?: Record<string, string> };
+  try {
+    index = JSON.parse(await readFile(join(dir, 'model.safetensors.index.json'), 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return ['model.safetensors'];
+    throw new ConfigError(`${dir}/model.safetensors.index.json: cannot read it (${(e as Error).message})`, {
+      cause: e,
+    });
+  }
+  const files = [...new Set(Object.values(index.weight_map ?? {}))];
+  if (
+    files.length === 0 ||
+    files.some((f) => typeof f !== 'string' || f.includes('/') || f.startsWith('.'))
+  ) {
+    throw new ConfigError(
+      `${dir}/model.safetensors.index.json: weight_map must name shard files in the same directory`,
+    );
+  }
+  return files.sort();
 }
 
 function rmsNorm(x: Float32Array, weight: Float32Array, eps: number): Float32Array {
