@@ -5,6 +5,8 @@ import { execLine, shellArgv } from './shell.ts';
 export const PDB_PROMPT = '(Pdb) ';
 const PID_MARKER = 'sandgym-pdb-pid';
 const PID_LINE = new RegExp(`^${PID_MARKER} (\\d+)$`);
+/** The pid line is short; a first line longer than this is not one. */
+const MAX_PID_LINE_CHARS = 256;
 /** pdb's question before `clear` with no argument deletes every breakpoint. */
 export const CLEAR_ALL_PROMPT = 'Clear all breaks? ';
 
@@ -52,9 +54,12 @@ export class PdbSession {
       if (this.pid === undefined) {
         this.firstLine += chunk;
         const newline = this.firstLine.indexOf('\n');
-        if (newline === -1) return;
-        this.pid = Number(PID_LINE.exec(this.firstLine.slice(0, newline))?.[1] ?? Number.NaN);
-        chunk = this.firstLine.slice(newline + 1);
+        if (newline === -1 && this.firstLine.length <= MAX_PID_LINE_CHARS) return;
+        // No pid line where one should be (the sandbox's python may be anything): its output is output,
+        // kept under the reply's bounds, not gathered here without end.
+        const line = newline === -1 ? '' : this.firstLine.slice(0, newline);
+        this.pid = Number(PID_LINE.exec(line)?.[1] ?? Number.NaN);
+        chunk = newline === -1 ? this.firstLine : this.firstLine.slice(newline + 1);
       }
       onData(chunk);
     });
