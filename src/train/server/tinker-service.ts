@@ -231,7 +231,7 @@ export class TinkerService {
           detail: [
             {
               type: 'value_error',
-              loc: ['body', `${endpoint === 'forward' ? 'forward' : 'forward_backward'}_input`],
+              loc: [`${endpoint === 'forward' ? 'forward' : 'forward_backward'}_input`],
               msg: `Value error, loss_fn='${lossFn}' does not accept loss_fn_config keys. Received: ${JSON.stringify(Object.keys(input.loss_fn_config).sort())}.`,
             },
           ],
