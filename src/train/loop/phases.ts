@@ -81,7 +81,11 @@ export async function validate(ctx: RunContext, tasks: readonly Task[], label: s
       seed: ctx.config.trainer.seed,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     }).run(tasks, 1);
-    return summarize(store.forTasks(tasks, 1));
+    const done = store.forTasks(tasks, 1);
+    // A resolved rate over the few episodes that did not error would be a number about the provider.
+    if (!ctx.signal?.aborted)
+      checkErrorFraction(done, ctx.config.rollout.max_error_fraction, `validation ${label}`);
+    return summarize(done);
   } finally {
     store.close();
   }
