@@ -51,7 +51,10 @@ describe('sandbox network host side', () => {
   });
 
   it('runs pasta with no forwarded ports, no gateway mapped to the host and the firewalled group', () => {
-    const args = pastaArgs({ pasta: '/usr/bin/pasta', gid: 995, resolvConf: '/r' }, '/d/pasta.pid');
+    const args = pastaArgs(
+      { pasta: '/usr/bin/pasta', nft: '/usr/sbin/nft', gid: 995, nameservers: [], resolvConf: '/r' },
+      '/d/pasta.pid',
+    );
     assert.equal(args[0], '/usr/bin/pasta');
     const joined = args.join(' ');
     for (const flag of [

@@ -100,9 +100,30 @@ export function firewallRules(gid: number, resolvers: readonly string[]): string
 
 export interface HostNetwork {
   pasta: string;
+  nft: string;
   gid: number;
+  /** The resolvers sandboxes use; DNS to them passes the firewall. */
+  nameservers: string[];
   /** The resolv.conf bound into sandboxes with network. */
   resolvConf: string;
+}
+
+/**
+ * (Re)installs the firewall table. Run before each sandbox gets its network, not once: a table flushed
+ * since (`nft flush ruleset` by another tool) would otherwise leave pasta unconfined without a word.
+ */
+export async function installFirewall(net: HostNetwork): Promise<void> {
+  await runHostCommand(net.nft, ['-f', '-'], {
+    stdin: Readable.from([firewallRules(net.gid, net.nameservers)]),
+  }).catch((e) => {
+    throw new SandboxError(
+      undefined,
+      `could not install the sandbox firewall (nft): ${(e as Error).message}`,
+      {
+        cause: e,
+      },
+    );
+  });
 }
 
 function groupId(name: string): number | undefined {
@@ -129,7 +150,7 @@ function findTool(name: string, pkg: string): string {
 
 /**
  * Readies the host for sandboxes with network access (once per provider; cheap to repeat): the
- * `sandgym-net` group, the firewall table and the sandboxes' resolv.conf in `runDir`, which bwrap
+ * `sandgym-net` group, the tools and the sandboxes' resolv.conf in `runDir`, which bwrap
  * (running as the sandbox's unprivileged uid) can read, unlike sandgym's home under ~root.
  */
 export async function prepareHostNetwork(runDir = '/run/sandgym'): Promise<HostNetwork> {
@@ -154,17 +175,6 @@ export async function prepareHostNetwork(runDir = '/run/sandgym'): Promise<HostN
       undefined,
       'sandboxes with network access need a DNS resolver that is not on the host loopback; /etc/resolv.conf lists none',
     );
-  await runHostCommand(nft, ['-f', '-'], {
-    stdin: Readable.from([firewallRules(gid, resolvers.nameservers)]),
-  }).catch((e) => {
-    throw new SandboxError(
-      undefined,
-      `could not install the sandbox firewall (nft): ${(e as Error).message}`,
-      {
-        cause: e,
-      },
-    );
-  });
   const dir = join(runDir, 'net');
   await mkdir(dir, { recursive: true, mode: 0o755 });
   const resolvConf = join(dir, 'resolv.conf');
@@ -174,7 +184,7 @@ export async function prepareHostNetwork(runDir = '/run/sandgym'): Promise<HostN
     await writeFile(tmp, text, { mode: 0o644 });
     await rename(tmp, resolvConf);
   }
-  return { pasta, gid, resolvConf };
+  return { pasta, nft, gid, nameservers: resolvers.nameservers, resolvConf };
 }
 
 /** pasta's options: no port forwarded either way, no route to the host's loopback through the gateway. */
@@ -215,6 +225,7 @@ export async function connectSandbox(
   initPid: number,
   timeoutMs = 60_000,
 ): Promise<{ pid: number; startTicks: number }> {
+  await installFirewall(net);
   const args = ['net', String(initPid), '--', ...pastaArgs(net, join(dir, 'pasta.pid'))];
   const child = await spawn(helper, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
