@@ -119,6 +119,15 @@ export class EngineServer {
         return errorAnswer(e, this.options.onError);
       }
     }
+    const sampler = /^samplers\/([^/]+)$/.exec(endpoint);
+    if (sampler && req.method === 'GET') {
+      this.authenticate(req);
+      try {
+        return { status: 200, body: this.service.samplerInfo(decodeURIComponent(sampler[1]!)) };
+      } catch (e) {
+        return errorAnswer(e, this.options.onError);
+      }
+    }
     const table = req.method === 'GET' ? this.service.get : req.method === 'POST' ? this.service.post : {};
     const handler = Object.hasOwn(table, endpoint) ? table[endpoint] : undefined;
     if (!handler) {

@@ -131,6 +131,8 @@ export const sampleRequest = z.object({
   topk_prompt_logprobs: z.number().int().nonnegative().nullish(),
 });
 
+export const weightsInfoRequest = z.object({ tinker_path: z.string().startsWith('tinker://') });
+
 export const retrieveFutureRequest = z.object({
   request_id: z.union([z.string().min(1), z.number().int()]).transform(String),
   allow_metadata_only: z.boolean().optional(),

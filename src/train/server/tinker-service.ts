@@ -88,6 +88,9 @@ export class TinkerService {
     };
     this.post = {
       'client/config': () => ({ pjwt_auth_enabled: false }),
+      // The SDK reports its own events; like SkyRL, acknowledge and drop them.
+      telemetry: () => ({ status: 'accepted' }),
+      weights_info: (b) => this.weightsInfo(b),
       create_session: (b) => this.createSession(b),
       session_heartbeat: (b) => this.heartbeat(b),
       create_model: (b) => this.createModel(b),
@@ -126,6 +129,28 @@ export class TinkerService {
     const dir = checkpointDir(this.options.weightsDir, { modelId, kind, name });
     if (!existsSync(dir)) throw new HttpError(404, `Checkpoint not found: ${modelId}/${name}`);
     await rm(dir, { recursive: true, force: true });
+  }
+
+  /** GET samplers/<id>: what the SDK's sampling client asks to pick the tokenizer. */
+  samplerInfo(samplerId: string) {
+    const session = this.samplingSessions.get(samplerId);
+    if (!session) throw new HttpError(404, 'Sampler not found');
+    return {
+      sampler_id: samplerId,
+      base_model: this.modelName,
+      model_path: formatTinkerPath({ modelId: session.modelId, kind: 'sampler_weights', name: session.key }),
+    };
+  }
+
+  /** POST weights_info: the SDK reads a checkpoint's base model and LoRA rank before loading it. */
+  private weightsInfo(body: unknown) {
+    const { tinker_path } = schema.parseRequest(schema.weightsInfoRequest, body, 'weights_info');
+    const ref = parseTinkerPath(tinker_path, 'weights');
+    if (!existsSync(checkpointDir(this.options.weightsDir, ref))) {
+      throw new HttpError(404, `weights_info: no checkpoint at ${tinker_path}`);
+    }
+    const rank = this.models.get(ref.modelId)?.loraConfig?.rank ?? null;
+    return { base_model: this.modelName, is_lora: rank !== null, lora_rank: rank };
   }
 
   private createSession(body: unknown) {

@@ -277,3 +277,43 @@ test('hosted Tinker’s flags: a server that enables JWT auth gets the key trade
       .every((s) => s.key === jwt || s.endpoint === 'openapi.json' || s.endpoint === '/openapi.json'),
   );
 });
+
+test('sandgym engine serve answers the SDK’s other calls: telemetry, samplers/<id>, weights_info', async (t) => {
+  const { server, client, dir } = await startServer(t, {});
+  const engine = await TinkerEngine.create(client);
+  t.after(() => engine.close());
+  const saved = join(dir, 'run', 'engine');
+  await engine.saveState(saved, { name: 'sft-000001' });
+  const path = (await readCheckpointPointer(saved)).tinker_path;
+  const sampler = await engine.saveWeightsForSampler('policy');
+  // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
+  const call = async (endpoint: string, body?: unknown): Promise<{ status: number; json: any }> => {
+    const r = await fetch(`${server.url}/api/v1/${endpoint}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, json: await r.json() };
+  };
+  const telemetry = { events: [], platform: 'linux', sdk_version: '0.22.2', session_id: 's' };
+  assert.deepEqual((await call('telemetry', telemetry)).json, { status: 'accepted' });
+  assert.deepEqual((await call('weights_info', { tinker_path: path })).json, {
+    base_model: 'reference-tiny',
+    is_lora: true,
+    lora_rank: 32,
+  });
+  assert.equal((await call('weights_info', { tinker_path: `${path}x` })).status, 404);
+  const session = await call('create_sampling_session', {
+    session_id: (await call('create_session', { tags: [], user_metadata: null, sdk_version: 'x' })).json
+      .session_id,
+    sampling_session_seq_id: 0,
+    model_path: sampler,
+  });
+  const info = await call(`samplers/${session.json.sampling_session_id}`);
+  assert.deepEqual(info.json, {
+    sampler_id: session.json.sampling_session_id,
+    base_model: 'reference-tiny',
+    model_path: sampler,
+  });
+  assert.equal((await call('samplers/nope')).status, 404);
+});
