@@ -37,6 +37,17 @@ export function runHostSideAttacks(sandbox: () => Promise<Sandbox>): void {
       });
     });
 
+    it('downloadDir of a 2 GiB sparse file stops at its byte cap, writing next to nothing on the host', async () => {
+      const s = await sandbox();
+      const r = await s.exec('mkdir -p /tmp/w && truncate -s 2G /tmp/w/huge.py');
+      assert.equal(r.exitCode, 0, r.stderr);
+      await withHostDir(async (dst) => {
+        await assert.rejects(s.downloadDir('/tmp/w', dst, { maxBytes: 1024 ** 2 }), /byte cap/);
+        const st = await lstat(join(dst, 'huge.py')).catch(() => undefined);
+        assert.ok(!st || st.blocks * 512 <= 1024 ** 2, 'no more than the cap was written');
+      });
+    });
+
     it('downloadDir with the sandbox tar replaced by one forging devices, links out and ../ is contained', async () => {
       const forged: Forged[][] = [
         [{ name: './sda', type: 'block-device', devmajor: 8, devminor: 0 }],

@@ -71,6 +71,11 @@ export interface ExecOptions {
   signal?: AbortSignal;
 }
 
+export interface DownloadDirOptions {
+  /** Cap on the file bytes written on the host; past it the copy fails (a sparse 20 GiB file is 20 GiB here). */
+  maxBytes?: number;
+}
+
 export interface ReadFileOptions {
   /** Largest file read whole; past it the read stops and fails with `FileTooLargeError`. */
   maxBytes?: number;
@@ -137,8 +142,12 @@ export interface Sandbox {
   writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
   /** Copy a host directory's contents into `sandboxDir` (created if absent). */
   uploadDir(hostDir: string, sandboxDir: string): Promise<void>;
-  /** Copy `sandboxDir`'s contents into a host directory (created if absent). */
-  downloadDir(sandboxDir: string, hostDir: string): Promise<void>;
+  /**
+   * Copy `sandboxDir`'s contents into a host directory (created if absent), under PEP 706's "data" rules
+   * (see extract-tar.ts): special files and links out of the tree are refused, setuid bits dropped, and
+   * at most `maxBytes` of file data (default 16 GiB) is written.
+   */
+  downloadDir(sandboxDir: string, hostDir: string, options?: DownloadDirOptions): Promise<void>;
 
   /** n independent sandboxes starting from this one's current filesystem (processes are not copied). */
   fork(n: number): Promise<Sandbox[]>;

@@ -66,6 +66,7 @@ export async function downloadDirectory(
   target: ExecTarget,
   sandboxDir: string,
   hostDir: string,
+  maxBytes: number | undefined,
 ): Promise<void> {
   // "<dir>/." makes the engine follow a symlinked directory and name entries "./…".
   const source = await getArchive(
@@ -74,7 +75,7 @@ export async function downloadDirectory(
     `downloadDir ${sandboxDir}`,
   );
   try {
-    await extractTar(source, hostDir, { stripComponents: 1 });
+    await extractTar(source, hostDir, { stripComponents: 1, ...(maxBytes !== undefined && { maxBytes }) });
   } catch (e) {
     source.destroy();
     if (e instanceof SandgymError)

@@ -4,6 +4,7 @@ import { ConfigError, SandboxError } from '../../errors.ts';
 import { readFileCap, toArgv } from '../call-checks.ts';
 import { normalizeImageName } from '../images/index.ts';
 import type {
+  DownloadDirOptions,
   ExecOptions,
   ExecResult,
   ReadFileOptions,
@@ -138,9 +139,9 @@ export class DockerSandbox implements Sandbox, ExecTarget {
     await uploadDirectory(this, hostDir, target);
   }
 
-  async downloadDir(sandboxDir: string, hostDir: string): Promise<void> {
+  async downloadDir(sandboxDir: string, hostDir: string, options?: DownloadDirOptions): Promise<void> {
     this.assertOpen();
-    await downloadDirectory(this, sandboxPath(this.id, sandboxDir), hostDir);
+    await downloadDirectory(this, sandboxPath(this.id, sandboxDir), hostDir, options?.maxBytes);
   }
 
   async fork(n: number): Promise<DockerSandbox[]> {

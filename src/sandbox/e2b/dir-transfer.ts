@@ -63,6 +63,7 @@ export async function downloadDirectory(
   host: TransferHost,
   sandboxDir: string,
   hostDir: string,
+  maxBytes: number | undefined,
 ): Promise<void> {
   const archive = temporaryArchive('download');
   const packed = await host.exec(['tar', '-c', '-C', sandboxDir, '-f', archive, '.'], {
@@ -79,7 +80,7 @@ export async function downloadDirectory(
     }
     const body = Readable.from(withIdleDeadline(res, host.streamIdleTimeoutMs));
     try {
-      await extractTar(body, hostDir);
+      await extractTar(body, hostDir, maxBytes === undefined ? {} : { maxBytes });
     } catch (e) {
       res.destroy();
       // A refused archive is the sandbox's doing, not a transport fault: retrying will not help.

@@ -1,6 +1,7 @@
 import { FileTooLargeError, isSandgymError, SandboxError } from '../../errors.ts';
 import { assertForkCount, checkEnv, readFileCap, toArgv } from '../call-checks.ts';
 import type {
+  DownloadDirOptions,
   ExecOptions,
   ExecResult,
   ReadFileOptions,
@@ -165,9 +166,9 @@ export class E2BSandbox implements Sandbox, TransferHost {
     await uploadDirectory(this, hostDir, sandboxDir);
   }
 
-  async downloadDir(sandboxDir: string, hostDir: string): Promise<void> {
+  async downloadDir(sandboxDir: string, hostDir: string, options?: DownloadDirOptions): Promise<void> {
     this.assertOpen();
-    await downloadDirectory(this, sandboxDir, hostDir);
+    await downloadDirectory(this, sandboxDir, hostDir, options?.maxBytes);
   }
 
   async fork(n: number): Promise<Sandbox[]> {

@@ -91,16 +91,19 @@ export async function downloadDirectory(
   host: FileOpsHost,
   sandboxDir: string,
   hostDir: string,
+  maxBytes: number | undefined,
 ): Promise<void> {
   const abs = sandboxPath(host, sandboxDir);
   const archive = new PassThrough();
   const stop = new AbortController();
-  const extracted = extractTar(archive, hostDir).catch((e: unknown) => {
-    stop.abort();
-    throw e instanceof SandgymError && !(e instanceof SandboxError)
-      ? new SandboxError(host.id, `downloadDir ${abs}: ${e.message}`, { cause: e })
-      : e;
-  });
+  const extracted = extractTar(archive, hostDir, maxBytes === undefined ? {} : { maxBytes }).catch(
+    (e: unknown) => {
+      stop.abort();
+      throw e instanceof SandgymError && !(e instanceof SandboxError)
+        ? new SandboxError(host.id, `downloadDir ${abs}: ${e.message}`, { cause: e })
+        : e;
+    },
+  );
   extracted.catch(() => {});
   const r = await host.raw(['tar', '-c', '-C', abs, '-f', '-', '.'], {
     stdout: archive,

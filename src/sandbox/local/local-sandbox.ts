@@ -5,6 +5,7 @@ import { assertForkCount, checkEnv, readFileCap, toArgv } from '../call-checks.t
 import { closedStdin } from '../closed-stdin.ts';
 import { processStartTicks } from '../owner.ts';
 import type {
+  DownloadDirOptions,
   ExecOptions,
   ExecResult,
   ReadFileOptions,
@@ -299,9 +300,9 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
     return uploadDirectory(this, hostDir, sandboxDir);
   }
 
-  async downloadDir(sandboxDir: string, hostDir: string): Promise<void> {
+  async downloadDir(sandboxDir: string, hostDir: string, options?: DownloadDirOptions): Promise<void> {
     this.assertUsable();
-    return downloadDirectory(this, sandboxDir, hostDir);
+    return downloadDirectory(this, sandboxDir, hostDir, options?.maxBytes);
   }
 
   async fork(n: number): Promise<LocalSandbox[]> {
