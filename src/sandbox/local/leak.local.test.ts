@@ -38,8 +38,8 @@ function loopBackingFiles(): string[] {
 }
 
 describe('nothing leaks', { skip: skip ?? false, timeout: 180_000 }, () => {
-  it('after kill -9 of a process holding 20 sandboxes, `sandgym gc` leaves no mount, process, cgroup, dir or loop device', async () => {
-    const holder = run(['src/sandbox/local/testing/hold-sandboxes.ts', '20']);
+  it('after kill -9 of a process holding 20 sandboxes (2 with network), `sandgym gc` leaves no mount, process (pasta included), cgroup, dir or loop device', async () => {
+    const holder = run(['src/sandbox/local/testing/hold-sandboxes.ts', '20', '2']);
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
       holder.stdout!.on('data', (b: Buffer) => {
@@ -56,18 +56,17 @@ describe('nothing leaks', { skip: skip ?? false, timeout: 180_000 }, () => {
       metas.every((m) => m && processExists(m.init)),
       'all 20 sandboxes run',
     );
+    assert.equal(metas.filter((m) => processExists(m.pasta)).length, 2, 'two have pasta running');
 
     holder.kill('SIGKILL');
     await new Promise((r) => holder.once('exit', r));
     // The sandboxes die with their owner, before any gc: its fork server dies with it, each sandbox's
     // holder with the fork server, bwrap and pid 1 with their holder.
     const deadline = Date.now() + 30_000;
-    while (metas.some((m) => processExists(m.init) || processExists(m.holder)) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    assert.ok(
-      metas.every((m) => !processExists(m.init) && !processExists(m.holder)),
-      'every sandbox died with its owner',
-    );
+    const alive = (m: SandboxMeta) =>
+      processExists(m.init) || processExists(m.holder) || processExists(m.pasta);
+    while (metas.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(!metas.some(alive), 'every sandbox (and its pasta) died with its owner');
 
     const gc = run(['bin/sandgym.js', 'gc', '--provider', 'local']);
     let report = '';
