@@ -354,14 +354,25 @@ function rmsNorm(x: Float32Array, weight: Float32Array, eps: number): Float32Arr
   return out;
 }
 
+/** W·x (+ b) for a row-major [rows, cols] W; four running sums per row let the JIT overlap the multiplies. */
 function matvec(linear: Linear, x: Float32Array): Float32Array {
   const { weight, rows, cols, bias } = linear;
   const out = new Float32Array(rows);
+  const tail = cols - (cols % 4);
   for (let r = 0; r < rows; r++) {
-    let s = bias ? bias[r]! : 0;
     const base = r * cols;
-    for (let c = 0; c < cols; c++) s += weight[base + c]! * x[c]!;
-    out[r] = s;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let c = 0; c < tail; c += 4) {
+      s0 += weight[base + c]! * x[c]!;
+      s1 += weight[base + c + 1]! * x[c + 1]!;
+      s2 += weight[base + c + 2]! * x[c + 2]!;
+      s3 += weight[base + c + 3]! * x[c + 3]!;
+    }
+    for (let c = tail; c < cols; c++) s0 += weight[base + c]! * x[c]!;
+    out[r] = (bias ? bias[r]! : 0) + (s0 + s1 + (s2 + s3));
   }
   return out;
 }
