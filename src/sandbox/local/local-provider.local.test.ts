@@ -165,6 +165,7 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
         '(mknod /opt/sda b 8 0 || true) && (mknod /opt/mem c 1 1 || true) && rm /etc/issue',
     );
     assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal(statSync(s.dir).mode & 0o777, 0o700, "the sandbox's directory (its disk image) too");
     await s.snapshot('sandgym-test/local-setuid:1');
     const [key] = (await provider.store.get('sandgym-test/local-setuid:1'))!.layers;
     const layer = join(provider.store.layersDir, key!);

@@ -191,8 +191,10 @@ export class LocalProvider implements SandboxProvider, SandboxOwner {
     const id = randomBytes(6).toString('hex');
     const dir = join(this.sandboxesDir, id);
     // This directory holds meta.json and the sandbox's disk image; the sandbox's mounts (see
-    // launch-init.ts) make their own directories on that image.
-    mkdirSync(dir, { recursive: true });
+    // launch-init.ts) make their own directories on that image. 0700: the image holds what the sandbox
+    // wrote (its secrets, its setuid files), which no other host user may read.
+    mkdirSync(this.sandboxesDir, { recursive: true });
+    mkdirSync(dir, { mode: 0o700 });
     const createdAtMs = Date.now();
     const labels = {
       ...spec.labels,
