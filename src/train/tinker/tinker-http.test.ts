@@ -72,6 +72,27 @@ test('giving up says how many attempts were made', async () => {
   assert.equal(seen.length, 4);
 });
 
+test('402 (out of credit) pauses without using up retries, and fails once the pause has run out', async () => {
+  let seen = 0;
+  const client = new TinkerHttp({
+    baseUrl: 'http://tinker.test/',
+    retry: { maxRetries: 3, initialDelayMs: 1, maxDelayMs: 5 },
+    billingPauseMs: 0,
+    fetch: (async () => {
+      seen++;
+      return json(402, { detail: 'insufficient credit' })();
+    }) as unknown as typeof fetch,
+  });
+  await assert.rejects(client.get('healthz', { timeoutMs: 1000 }), (e) => {
+    assert.ok(
+      e instanceof Error &&
+        /HTTP 402: insufficient credit; the account behind the API key is out of credit/.test(e.message),
+    );
+    return true;
+  });
+  assert.equal(seen, 1);
+});
+
 test('an attempt past its deadline is a timeout that names the option to raise', async () => {
   const fetch = ((_url: string, init: RequestInit) =>
     new Promise((_, reject) =>

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pRetry from 'p-retry';
 import type { RetryPolicy } from '../../llm/index.ts';
 import { API_KEY_HEADER, API_PREFIX, IDEMPOTENCY_HEADER } from './protocol.ts';
 import { errorDetail, TinkerApiError } from './tinker-api-error.ts';
@@ -146,31 +147,51 @@ export class TinkerHttp {
     }
   }
 
+  /**
+   * `once`, retried by p-retry with exponential backoff (jittered, so clients hit by one outage do not
+   * come back in lockstep) while the error is retryable; a server's Retry-After is waited out on top.
+   * A 402 (out of credit) pauses BILLING_RETRY_MS at a time without using up retries, as the SDK does,
+   * until `billingPauseMs` has passed.
+   */
   private async withRetries<T>(endpoint: string, options: CallOptions, once: () => Promise<T>): Promise<T> {
     const policy = this.options.retry;
+    const billingPauseMs = this.options.billingPauseMs ?? 3_600_000;
     let billingSince: number | undefined;
-    for (let retry = 0; ; retry++) {
-      let delayMs: number;
-      try {
-        return await once();
-      } catch (e) {
-        if (e instanceof TinkerApiError && e.status === 402) {
-          // Out of credit: the SDK waits for the account to be topped up rather than failing the run.
-          billingSince ??= Date.now();
-          if (Date.now() - billingSince >= (this.options.billingPauseMs ?? 3_600_000)) throw e;
-          retry--;
-          delayMs = BILLING_RETRY_MS;
-        } else if (!(e instanceof TinkerApiError) || !e.isRetryable || retry >= policy.maxRetries) {
-          throw retry > 0 && e instanceof Error ? withAttempts(e, retry + 1) : e;
-        } else {
-          delayMs = backoffDelayMs(retry, policy, e.retryAfterMs);
-        }
-        try {
-          await sleep(delayMs, undefined, { signal: options.signal });
-        } catch (abort) {
-          throw aborted(endpoint, abort);
-        }
-      }
+    let attempts = 0;
+    const billing = (e: unknown) => e instanceof TinkerApiError && e.status === 402;
+    try {
+      return await pRetry(
+        () => {
+          attempts++;
+          return once();
+        },
+        {
+          retries: policy.maxRetries,
+          minTimeout: policy.initialDelayMs,
+          maxTimeout: policy.maxDelayMs,
+          factor: 2,
+          randomize: true,
+          signal: options.signal,
+          shouldConsumeRetry: ({ error }) => !billing(error),
+          shouldRetry: ({ error }) => {
+            if (!billing(error)) return error instanceof TinkerApiError && error.isRetryable;
+            billingSince ??= Date.now();
+            return Date.now() - billingSince < billingPauseMs;
+          },
+          onFailedAttempt: async ({ error, retriesLeft }) => {
+            let wait: number | undefined;
+            if (billing(error)) wait = BILLING_RETRY_MS;
+            else if (error instanceof TinkerApiError && error.isRetryable && retriesLeft > 0) {
+              wait = error.retryAfterMs && Math.min(error.retryAfterMs, policy.maxDelayMs);
+            }
+            if (wait) await sleep(wait, undefined, { signal: options.signal });
+          },
+        },
+      );
+    } catch (e) {
+      if (options.signal?.aborted)
+        throw e instanceof TinkerApiError && e.kind === 'aborted' ? e : aborted(endpoint, e);
+      throw attempts > 1 && e instanceof Error ? withAttempts(e, attempts) : e;
     }
   }
 
