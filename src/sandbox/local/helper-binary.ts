@@ -6,6 +6,11 @@ import { SandboxError } from '../../errors.ts';
 import { runHostCommand } from '../images/host-command.ts';
 
 const STALE_MS = 86_400_000;
+/**
+ * Static: every command in a sandbox execs the helper, and the dynamic loader's work (libc, libseccomp)
+ * cost ~0.5 ms of each exec here (500 runs: 3.4 vs 2.9 ms).
+ */
+const CFLAGS = ['-O2', '-static'];
 const SOURCE_DIR = fileURLToPath(new URL('./helper/', import.meta.url));
 
 /**
@@ -18,7 +23,7 @@ export async function prepareHelper(home: string, compiler = 'cc'): Promise<stri
   // Headers count for the version: a change in one changes the program.
   const names = (await readdir(SOURCE_DIR)).filter((f) => /\.[ch]$/.test(f)).sort();
   const sources = await Promise.all(names.map((f) => readFile(join(SOURCE_DIR, f), 'utf8')));
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update(`${CFLAGS.join(' ')}\0`);
   for (const [k, name] of names.entries()) hash.update(`${name}\0${sources[k]}\0`);
   const binary = join(home, 'bin', `sandgym-helper-${hash.digest('hex').slice(0, 16)}`);
   // Reused: its mtime says it is in use, so another version's pruning below leaves it alone.
@@ -38,7 +43,7 @@ export async function prepareHelper(home: string, compiler = 'cc'): Promise<stri
       await runHostCommand(
         compiler,
         [
-          '-O2',
+          ...CFLAGS,
           define,
           '-o',
           tmp,
