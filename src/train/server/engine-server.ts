@@ -95,18 +95,25 @@ export class EngineServer {
     if (path === '/openapi.json' && req.method === 'GET' && this.options.compat === 'skyrl') {
       return { status: 200, body: SKYRL_OPENAPI };
     }
-    if (path === '/v1/completions') {
-      if (req.method !== 'POST') throw new HttpError(405, '/v1/completions takes POST');
+    const openai =
+      path === '/v1/completions' ? 'completions' : path === '/v1/chat/completions' ? 'chat' : undefined;
+    if (openai) {
+      if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`);
       this.authenticate(req);
       const { json } = await readJsonBody(req, this.options.maxBodyBytes ?? 256 * 2 ** 20);
       try {
-        return { status: 200, body: await this.service.completions(json) };
+        const body =
+          openai === 'chat' ? await this.service.chatCompletions(json) : await this.service.completions(json);
+        return { status: 200, body };
       } catch (e) {
         return openaiErrorAnswer(e, this.options.onError);
       }
     }
     if (!path.startsWith(`${API_PREFIX}/`))
-      throw new HttpError(404, `no such path ${path}; the API is under ${API_PREFIX}/ and /v1/completions`);
+      throw new HttpError(
+        404,
+        `no such path ${path}; the API is under ${API_PREFIX}/, /v1/completions and /v1/chat/completions`,
+      );
     const endpoint = path.slice(API_PREFIX.length + 1);
     const checkpoint = /^training_runs\/([^/]+)\/checkpoints\/([^/]+)\/([^/]+)$/.exec(endpoint);
     if (checkpoint && req.method === 'DELETE') {

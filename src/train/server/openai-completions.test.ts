@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HttpCompletionBackend, loadChatTemplate, TokenSampler } from '../../llm/index.ts';
+import { HttpCompletionBackend, loadChatTemplate, OpenAIChatSampler, TokenSampler } from '../../llm/index.ts';
 import { ASSETS_DIR } from '../reference/index.ts';
 import { startServer } from '../tinker/test-support.ts';
 
@@ -92,4 +92,61 @@ test('/v1/completions samples the saved weights as asample does, for the vLLM cl
     body: JSON.stringify({ model: modelPath, prompt }),
   });
   assert.equal(unauthorized.status, 401);
+});
+
+test("/v1/chat/completions renders with the served model's template, samples, and answers OpenAI's chat shape", async (t) => {
+  const { server } = await startServer(t);
+  const post = async (endpoint: string, body: unknown) => {
+    const res = await fetch(`${server.url}/api/v1/${endpoint}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as Record<string, Json>;
+  };
+  const retrieve = async (requestId: string) => {
+    for (;;) {
+      const answer = await post('retrieve_future', { request_id: requestId });
+      if (answer.type !== 'try_again') return answer;
+    }
+  };
+  const session = await post('create_session', { tags: [], user_metadata: {}, sdk_version: 'test' });
+  const created = await post('create_model', {
+    session_id: session.session_id,
+    base_model: 'reference-tiny',
+  });
+  await retrieve(created.request_id);
+  const saved = await retrieve(
+    (await post('save_weights_for_sampler', { model_id: created.model_id, seq_id: 1, path: 'chat' }))
+      .request_id,
+  );
+  const sampler = new OpenAIChatSampler({
+    baseUrl: `${server.url}/v1`,
+    model: saved.path,
+    returnTokenIds: true,
+    timeoutMs: 60_000,
+    retry: { maxRetries: 0 },
+  });
+  const tools = [
+    { type: 'function' as const, function: { name: 'execute_bash', parameters: { type: 'object' } } },
+  ];
+  const messages = [
+    { role: 'system' as const, content: 'Fix it.' },
+    { role: 'user' as const, content: 'Go.' },
+  ];
+  const result = await sampler.sample({ messages, tools, maxTokens: 12, seed: 2 });
+  const template = await loadChatTemplate(ASSETS_DIR);
+  assert.deepEqual(
+    result.tokens?.promptIds,
+    template.encode(template.render(messages, { tools, addGenerationPrompt: true })),
+  );
+  assert.ok(result.tokens!.completionIds.length >= 1 && result.tokens!.completionIds.length <= 12);
+  assert.equal(result.message.role, 'assistant');
+  assert.ok(['stop', 'length', 'tool_calls'].includes(result.finishReason));
+  const refused = await fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: saved.path, messages, stream: true }),
+  });
+  assert.equal(refused.status, 400);
 });

@@ -3,14 +3,17 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors.ts';
+import type { ChatTemplate } from '../../llm/chat-template.ts';
+import { loadChatTemplate } from '../../llm/load-chat-template.ts';
 import type { Datum, LossFnType } from '../engine.ts';
 import { isEngineInputError } from '../errors.ts';
-import { MODEL_PRESETS, type ModelPreset, ReferenceEngine } from '../reference/index.ts';
+import { ASSETS_DIR, MODEL_PRESETS, type ModelPreset, ReferenceEngine } from '../reference/index.ts';
 import { type FutureResponse, type GetInfoResponse, parsePassData } from '../tinker/index.ts';
 import { checkpointDir, formatTinkerPath, parseTinkerPath } from './checkpoint-paths.ts';
 import { referenceCapabilities, referenceModelInfo } from './describe-reference-model.ts';
 import { FuturesTable } from './futures-table.ts';
 import { HttpError } from './http-error.ts';
+import { chatCompletionResponse, prepareChat } from './openai-chat-completions.ts';
 import { completionResponse, parseCompletionRequest } from './openai-completions.ts';
 import * as schema from './request-schemas.ts';
 import { CHECKPOINT_NAME } from './request-schemas.ts';
@@ -63,6 +66,8 @@ export class TinkerService {
   private readonly sessions: SessionRegistry;
   private readonly models = new Map<string, ServedModel>();
   private readonly samplingSessions = new Map<string, { modelId: string; key: string }>();
+  /** The reference models' chat template (their byte tokenizer's), per set of template variables. */
+  private readonly templates = new Map<string, Promise<ChatTemplate>>();
   readonly post: Record<string, Handler>;
   readonly get: Record<string, Handler>;
 
@@ -441,6 +446,33 @@ export class TinkerService {
       model.sample(source.key, prompt, params, request.n),
     );
     return completionResponse(request, prompt, sampled);
+  }
+
+  /**
+   * OpenAI's `/v1/chat/completions`: the conversation rendered with the reference models' chat template,
+   * sampled, and its reasoning and tool calls parsed from the text, so a chat client (`llm.backend=openai`)
+   * drives the served weights. `model` is a sampler path or a sampling session id.
+   */
+  async chatCompletions(body: unknown): Promise<unknown> {
+    const model = (body as { model?: unknown } | null)?.model;
+    const kwargs =
+      (body as { chat_template_kwargs?: Record<string, unknown> } | null)?.chat_template_kwargs ?? {};
+    const key = JSON.stringify(kwargs);
+    if (!this.templates.has(key)) this.templates.set(key, loadChatTemplate(ASSETS_DIR, kwargs));
+    const template = await this.templates.get(key)!;
+    const { request, chat, prompt, params } = prepareChat(
+      body,
+      () => template,
+      MODEL_PRESETS[this.preset].n_ctx,
+    );
+    const source = this.samplerSource(
+      typeof model === 'string' && model.startsWith('tinker://')
+        ? { model_path: model }
+        : { sampling_session_id: String(model) },
+    );
+    const served = this.model(source.modelId);
+    const sampled = await served.queue.run(undefined, () => served.sample(source.key, prompt, params, 1));
+    return chatCompletionResponse(request, chat, prompt, sampled);
   }
 
   private samplerSource(req: { sampling_session_id?: string | null; model_path?: string | null }) {
