@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorMessage, isConfigError } from '../errors.ts';
 import { ENVD_PORT, isRpcError } from '../sandbox/e2b/index.ts';
+import { AgsControlPlane, type AgsOptions } from './ags/control-plane.ts';
 import { sendRpcError } from './connect-server.ts';
 import { envdRoute, type SandboxTarget, sandboxTarget } from './envd-routes.ts';
 import { HostBudget } from './host-budget.ts';
@@ -22,8 +23,12 @@ export class SandboxServer {
   private readonly ctx: ServerContext;
   private readonly http: http.Server;
   private closing: Promise<void> | undefined;
+  private readonly ags: AgsControlPlane | undefined;
 
-  private constructor(readonly settings: ServerSettings) {
+  private constructor(
+    readonly settings: ServerSettings,
+    ags?: AgsOptions,
+  ) {
     const budget = new HostBudget(settings.hostCaps);
     const quotas = new Quotas({
       maxSandboxes: settings.maxSandboxesPerKey,
@@ -38,6 +43,7 @@ export class SandboxServer {
       (served, e) => settings.log(`sandbox ${served.id}: close failed: ${errorMessage(e)}`),
     );
     this.ctx = { settings, registry, quotas, budget, snapshotSources: new Map() };
+    this.ags = ags && new AgsControlPlane(this.ctx, ags);
     this.http = http.createServer(
       {
         headersTimeout: settings.headersTimeoutMs,
@@ -52,7 +58,7 @@ export class SandboxServer {
   }
 
   static async start(options: SandboxServerOptions): Promise<SandboxServer> {
-    const server = new SandboxServer(resolveServerOptions(options));
+    const server = new SandboxServer(resolveServerOptions(options), options.ags);
     await new Promise<void>((resolve, reject) => {
       server.http.once('error', reject);
       server.http.listen(server.settings.port, server.settings.host, () => {
@@ -77,6 +83,7 @@ export class SandboxServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       if (this.closing) throw new HttpError(503, 'sandgym serve is shutting down', { Connection: 'close' });
+      if (this.ags && AgsControlPlane.claims(req)) return await this.ags.handle(req, res);
       const url = new URL(req.url ?? '/', 'http://sandgym.invalid');
       const target = sandboxTarget(req, this.settings.domain) ?? this.signedTarget(req, url);
       if (target) await envdRoute(this.ctx, target, req, res, url);

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.ts';
 import { resolveHome } from '../sandbox/images/index.ts';
 import type { SandboxLimits, SandboxProvider } from '../sandbox/index.ts';
+import type { AgsOptions } from './ags/control-plane.ts';
 import type { KeyStore } from './api-keys.ts';
 import { type HostCaps, hostCaps, readHostFacts } from './host-budget.ts';
 import { DEFAULT_TEMPLATES } from './new-sandbox.ts';
@@ -47,11 +48,13 @@ export interface SandboxServerOptions {
   keepAliveTimeoutMs?: number;
   /** A connection with no traffic either way closes after this. Default 2 min (keepalives are more often). */
   idleTimeoutMs?: number;
+  /** Also answer Tencent Cloud's AgentSandbox API (tools, instances) with these keys and tools. */
+  ags?: AgsOptions;
   /** One line per notable event (sandbox created, killed, expired; server errors). */
   log?: (line: string) => void;
 }
 
-export type ServerSettings = Required<Omit<SandboxServerOptions, 'domain' | 'maxLimits' | 'hostCaps'>> & {
+export type ServerSettings = Required<Omit<SandboxServerOptions, 'domain' | 'maxLimits' | 'hostCaps' | 'ags'>> & {
   domain: string | undefined;
   maxLimits: Omit<SandboxLimits, 'outputBytes'>;
   hostCaps: HostCaps;
