@@ -1,0 +1,17 @@
+export {
+  AGS_API_VERSION,
+  type AgsApi,
+  AgsCallError,
+  AgsClient,
+  type AgsSettings,
+  agsSettingsFromEnv,
+} from './ags-client.ts';
+export {
+  clientTokenFor,
+  listSandgymTools,
+  type SyncResult,
+  syncTools,
+  TAG_IMAGE,
+  TAG_OWNER,
+  toolNameFor,
+} from './tool-sync.ts';
