@@ -54,7 +54,9 @@ export interface SandboxServerOptions {
   log?: (line: string) => void;
 }
 
-export type ServerSettings = Required<Omit<SandboxServerOptions, 'domain' | 'maxLimits' | 'hostCaps' | 'ags'>> & {
+export type ServerSettings = Required<
+  Omit<SandboxServerOptions, 'domain' | 'maxLimits' | 'hostCaps' | 'ags'>
+> & {
   domain: string | undefined;
   maxLimits: Omit<SandboxLimits, 'outputBytes'>;
   hostCaps: HostCaps;
