@@ -7,7 +7,7 @@ import tar from 'tar-stream';
 import { SandgymError } from '../errors.ts';
 
 /** Default cap on the bytes of file data one extraction writes (a sparse 20 GiB file is 20 GiB here). */
-export const DEFAULT_EXTRACT_MAX_BYTES = 16 * 1024 ** 3;
+const DEFAULT_EXTRACT_MAX_BYTES = 16 * 1024 ** 3;
 
 export interface ExtractOptions {
   /** Leading path components dropped from every entry's name (and hard link target). */
@@ -120,7 +120,7 @@ async function extractEntry(state: ExtractState, header: tar.Header, stream: Ent
 }
 
 /** PEP 706 file modes: no setuid/setgid/sticky or group/other write; owner can read and write. */
-export function fileMode(mode: number | undefined): number {
+function fileMode(mode: number | undefined): number {
   let m = (mode ?? 0o644) & 0o755;
   if (!(m & 0o100)) m &= ~0o111;
   return m | 0o600;
@@ -128,13 +128,9 @@ export function fileMode(mode: number | undefined): number {
 
 /** An entry's path components after stripping, or undefined for the stripped root itself. */
 function entryParts(name: string, strip: number): string[] | undefined {
-  const parts = name.split('/').filter((p) => p !== '' && p !== '.');
-  if (parts.includes('..')) throw new SandgymError(`tar entry "${name}" climbs out with ".."`);
-  const rest = name
-    .split('/')
-    .filter((p) => p !== '')
-    .slice(strip)
-    .filter((p) => p !== '.');
+  const components = name.split('/').filter((p) => p !== '');
+  if (components.includes('..')) throw new SandgymError(`tar entry "${name}" climbs out with ".."`);
+  const rest = components.slice(strip).filter((p) => p !== '.');
   return rest.length > 0 ? rest : undefined;
 }
 
