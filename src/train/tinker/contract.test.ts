@@ -317,3 +317,40 @@ test('sandgym engine serve answers the SDK’s other calls: telemetry, samplers/
   });
   assert.equal((await call('samplers/nope')).status, 404);
 });
+
+test('a batch over the server’s chunk limit (client/config fwdbwd_max_chunk_len) goes as parallel chunks and trains as one', async (t) => {
+  const { client } = await startServer(t, { seed: 5 });
+  let passes = 0;
+  const chunking = (async (url: string | URL | Request, init?: RequestInit) => {
+    const endpoint = new URL(String(url)).pathname.replace(/^\/api\/v1\//, '');
+    if (endpoint === 'client/config')
+      return Response.json({ pjwt_auth_enabled: false, fwdbwd_max_chunk_len: 2 });
+    if (endpoint === 'forward_backward') passes++;
+    return fetch(url, init);
+  }) as typeof fetch;
+  const whole = await TinkerEngine.create({ ...client, seed: 5 });
+  t.after(() => whole.close());
+  const chunked = await TinkerEngine.create({ ...client, seed: 5, fetch: chunking });
+  t.after(() => chunked.close());
+  const tok = whole.getTokenizer();
+  const data = ['a: 1', 'b: 22', 'c: 333', 'd: 4444', 'e: 5'].map((s) =>
+    sequenceDatum(tok.encode(`${s}<|im_end|>`)),
+  );
+  const [w, c] = [
+    await whole.forwardBackward(data, 'cross_entropy'),
+    await chunked.forwardBackward(data, 'cross_entropy'),
+  ];
+  assert.equal(passes, 3);
+  assert.deepEqual(c.loss_fn_outputs, w.loss_fn_outputs);
+  assert.ok(Math.abs(c.metrics['loss:sum']! - w.metrics['loss:sum']!) < 1e-3);
+  await whole.optimStep({ learning_rate: 1e-2 });
+  await chunked.optimStep({ learning_rate: 1e-2 });
+  const [w2, c2] = [await whole.forward(data, 'cross_entropy'), await chunked.forward(data, 'cross_entropy')];
+  for (let i = 0; i < data.length; i++) {
+    const [a, b] = [w2.loss_fn_outputs[i]!.logprobs.data, c2.loss_fn_outputs[i]!.logprobs.data];
+    assert.ok(
+      a.every((v, j) => Math.abs(v - b[j]!) < 1e-4),
+      `datum ${i}: the accumulated gradient is the whole batch's`,
+    );
+  }
+});

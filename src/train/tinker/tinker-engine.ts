@@ -24,6 +24,7 @@ import {
   tinkerPathParts,
   writeCheckpointPointer,
 } from './checkpoint-pointer.ts';
+import { CHUNK_DEFAULTS, chunkData, mergePassOutputs } from './chunk-pass.ts';
 import { chooseBaseModel, describeModel } from './describe-model.ts';
 import { ignoredAdamFields, type OpenApiDocument } from './ignored-settings.ts';
 import { mapForwardBackwardOutput } from './map-forward-backward-output.ts';
@@ -92,6 +93,8 @@ export class TinkerEngine implements TrainingEngine {
   private ignoredAdam: (keyof AdamParams)[] = [];
   private readonly warned = new Set<string>();
   private cannotDelete = false;
+  /** Datums and bytes per forward_backward request, from client/config (the SDK's defaults). */
+  private chunkLimits = CHUNK_DEFAULTS;
 
   private constructor(private readonly options: TinkerEngineOptions) {
     this.http = new TinkerHttp({
@@ -195,6 +198,10 @@ export class TinkerEngine implements TrainingEngine {
       if (e instanceof TinkerApiError && e.status === 404) return;
       throw e;
     }
+    this.chunkLimits = {
+      maxDatums: positiveOr(flags?.fwdbwd_max_chunk_len, CHUNK_DEFAULTS.maxDatums),
+      maxBytes: positiveOr(flags?.fwdbwd_max_chunk_bytes_count, CHUNK_DEFAULTS.maxBytes),
+    };
     if (flags?.pjwt_auth_enabled) {
       const token = await this.http.post<AuthTokenResponse>('auth/token', {}, this.callOptions());
       if (typeof token?.jwt !== 'string') throw malformed('auth/token', 'no jwt in the answer');
@@ -265,12 +272,20 @@ export class TinkerEngine implements TrainingEngine {
   ): Promise<ForwardBackwardOutput> {
     const parsed = parsePassData(data, lossFn, this.info!.vocab_size, this.info!.max_seq_len);
     const config = definedEntries(lossFnConfig);
-    const input = {
-      data,
-      loss_fn: lossFn,
-      ...(Object.keys(config).length ? { loss_fn_config: config } : {}),
-    };
-    const wire = await this.sequenced<WireForwardBackwardOutput>(endpoint, { [inputKey]: input });
+    // As the SDK: a batch beyond the server's per-request limits goes as chunks, all in flight at once.
+    const parts = await Promise.all(
+      chunkData(data, this.chunkLimits).map(async (chunk) => ({
+        data: chunk.length,
+        wire: await this.sequenced<WireForwardBackwardOutput>(endpoint, {
+          [inputKey]: {
+            data: chunk,
+            loss_fn: lossFn,
+            ...(Object.keys(config).length ? { loss_fn_config: config } : {}),
+          },
+        }),
+      })),
+    );
+    const wire = mergePassOutputs(parts);
     return mapForwardBackwardOutput(wire, parsed, lossFn, config, endpoint);
   }
 
@@ -487,6 +502,10 @@ export class TinkerEngine implements TrainingEngine {
       this.options.onWarning?.(`tinker engine: could not unload ${modelId}: ${(e as Error).message}`);
     }
   }
+}
+
+function positiveOr(n: unknown, fallback: number): number {
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
 function definedEntries<T extends object>(o: T | undefined): Partial<T> {
