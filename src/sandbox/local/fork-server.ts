@@ -29,25 +29,12 @@ export interface HostSpawnOptions {
   detached?: boolean;
 }
 
-/**
- * Starts a host program, resolving once it runs (rejecting when it could not be started): Node's `spawn`,
- * or a `ForkServer` where sandgym-helper could be compiled.
- */
+/** Starts a host program, resolving once it runs (rejecting when it could not be started): a `ForkServer`. */
 export type SpawnHost = (
   file: string,
   args: readonly string[],
   options: HostSpawnOptions,
 ) => Promise<HostChild>;
-
-export const nodeSpawn: SpawnHost = (file, args, o) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env: o.env, stdio: [...o.stdio], detached: o.detached ?? false });
-    child.once('spawn', () => {
-      child.off('error', reject);
-      resolve(child);
-    });
-    child.once('error', reject);
-  });
 
 /** The most fields the server parses in one request (MAX_FIELDS in sandgym-helper.c). */
 const MAX_FIELDS = 65_536;
@@ -158,8 +145,8 @@ class ForkedChild extends EventEmitter implements HostChild {
  * forks this whole process and blocks the event loop until the child has exec'd: milliseconds here, more
  * the larger the heap, on every sandbox start and every exec. The server is a small process whose fork
  * costs a fraction of that. Its pipes are opened here through /proc/<server>/fd, then released there.
- * The server dies with this process, and the sandboxes it started die with it (bwrap's
- * --die-with-parent), as they would with Node's spawn.
+ * The server dies with this process, and the sandboxes it started die with it (each start helper has
+ * the server's death as its signal to die, bwrap has --die-with-parent).
  */
 export class ForkServer {
   private readonly proc: ChildProcess;

@@ -187,7 +187,7 @@ export async function launchInit(p: LaunchParams): Promise<LaunchedInit> {
     const holderTicks = holder.pid === undefined ? undefined : processStartTicks(holder.pid);
     if (startTicks === undefined || holderTicks === undefined)
       throw new Error('pid 1 exited right after start');
-    // The sandbox must not keep sandgym alive, nor sandgym's exit leave it running (--die-with-parent).
+    // The sandbox must not keep sandgym alive, nor sandgym's exit leave it running (the helper's PDEATHSIG).
     holder.unref();
     (holder.stderr as Socket).unref();
     (holder.stdio[3] as Socket).unref();

@@ -350,8 +350,9 @@ export class LocalSandbox implements Sandbox, FileOpsHost {
 
   private async shutdown(): Promise<void> {
     clearTimeout(this.ttlTimer);
-    // Killing pid 1 ends its pid namespace (the kernel kills the rest); bwrap's monitor then exits and
-    // with it the mount namespace holding the overlay and the disk image.
+    // Killing pid 1 ends its pid namespace (the kernel kills the rest); bwrap's monitor and the start
+    // helper (the holder) then exit and with them the mount namespace holding the overlay and the disk
+    // image, and the uid range's lock.
     if (this.initAlive()) process.kill(this.init.pid, 'SIGKILL');
     this.holder.kill('SIGKILL');
     // sandgym-helper net would kill it once pid 1 is gone; sooner is better.

@@ -26,7 +26,7 @@ export interface SandboxMeta {
   limitsEnforced: string[];
   /** Host pid of the sandbox's pid 1 and its start time, so a reused pid is never killed by mistake. */
   init?: { pid: number; startTicks: number };
-  /** Host pid of bwrap's monitor process, which holds the sandbox's mounts in its mount namespace. */
+  /** Host pid of `sandgym-helper start`, bwrap's parent: holds the sandbox's mounts and its uid range. */
   holder?: { pid: number; startTicks: number };
   /** Host pid of pasta, the user-mode NAT of a sandbox with network access (see network.ts). */
   pasta?: { pid: number; startTicks: number };
