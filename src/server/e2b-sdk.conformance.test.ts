@@ -43,6 +43,7 @@ const FEATURES = [
   'remove',
   'reading a missing file throws NotFoundError',
   'watchDir sees a write',
+  'a stopped watchDir leaves no watcher running',
   'uploadUrl takes a file',
   'downloadUrl serves a file',
   'a downloadUrl with a wrong signature is refused',

@@ -15,6 +15,7 @@ import {
 import { ImageStore, resolveHome } from '../sandbox/images/index.ts';
 import { localTestSkipReason } from '../sandbox/local/test-support.ts';
 import { hashApiKey } from './api-keys.ts';
+import { fileUrlSignature } from './signed-url.ts';
 import {
   type CreatedForTest,
   createSandbox,
@@ -131,6 +132,18 @@ describe('sandgym serve security', { skip: skip ?? false, timeout: 300_000 }, ()
         body: JSON.stringify({ templateID: snapshotID }),
       });
       assert.equal(r.status, 404);
+      const listed = (key: string) =>
+        rawRequest(`${t.url}/snapshots`, { headers: { 'X-API-Key': key } }).then((x) =>
+          x.json<{ snapshotID: string }[]>().map((e) => e.snapshotID),
+        );
+      assert.ok((await listed(KEY_A)).includes(snapshotID));
+      assert.ok(!(await listed(KEY_B)).includes(snapshotID), "B does not see A's snapshot");
+      const del = await rawRequest(`${t.url}/templates/${encodeURIComponent(snapshotID)}`, {
+        method: 'DELETE',
+        headers: { 'X-API-Key': KEY_B },
+      });
+      assert.equal(del.status, 404, "B cannot delete A's snapshot");
+      assert.ok((await listed(KEY_A)).includes(snapshotID));
       const own = await createSandbox(t.url, KEY_A, { templateID: snapshotID });
       assert.equal(await runInSandbox(t.url, own, 'cat /tmp/marker'), 'original\n');
       await rawRequest(`${t.url}/sandboxes/${own.sandboxID}`, {
@@ -157,6 +170,54 @@ describe('sandgym serve security', { skip: skip ?? false, timeout: 300_000 }, ()
         assert.equal(start.status, 401);
       }
       assert.equal(await markerOfA(), 'original\n');
+    });
+
+    it("signed /files URLs: another sandbox's token, another operation or path, expired: 401, nothing written", async () => {
+      const signed = (
+        token: string,
+        q: Record<string, string>,
+        op: 'read' | 'write',
+        expiration?: number,
+      ) => {
+        const u = new URL(`${t.url}/files`);
+        for (const [k, v] of Object.entries(q)) u.searchParams.set(k, v);
+        u.searchParams.set(
+          'signature',
+          fileUrlSignature({
+            path: q.path ?? '',
+            operation: op,
+            username: '',
+            accessToken: token,
+            expiration,
+          }),
+        );
+        if (expiration !== undefined) u.searchParams.set('signature_expiration', String(expiration));
+        return u.toString();
+      };
+      const post = (url: string, headers: Record<string, string> = {}) =>
+        rawRequest(url, {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/octet-stream' },
+          body: 'overwritten',
+        });
+      // Routed to A by its header, but signed with B's token.
+      const crossed = await post(signed(b.envdAccessToken, { path: '/tmp/marker' }, 'write'), {
+        'E2b-Sandbox-Id': a.sandboxID,
+      });
+      assert.equal(crossed.status, 401);
+      // A read signature used to write; a signature for another path.
+      assert.equal((await post(signed(a.envdAccessToken, { path: '/tmp/marker' }, 'read'))).status, 401);
+      const other = new URL(signed(a.envdAccessToken, { path: '/tmp/other' }, 'write'));
+      other.searchParams.set('path', '/tmp/marker');
+      assert.equal((await post(other.toString())).status, 401);
+      const expired = Math.floor(Date.now() / 1000) - 5;
+      const late = await post(signed(a.envdAccessToken, { path: '/tmp/marker' }, 'write', expired));
+      assert.equal(late.status, 401);
+      assert.match(String(late.json().message), /expired/);
+      assert.equal(await markerOfA(), 'original\n');
+      // The right signature reads A's file, with no token and no sandbox header.
+      const read = await rawRequest(signed(a.envdAccessToken, { path: '/tmp/marker' }, 'read'), {});
+      assert.equal(read.body.toString(), 'original\n');
     });
 
     it('an unknown sandbox answers 502 (gone), as E2B does', async () => {

@@ -306,6 +306,17 @@ async function fileChecks(sdk: E2B, sbx: SandboxT, check: Check) {
       await handle.stop();
     }
   });
+  await check('a stopped watchDir leaves no watcher running', async () => {
+    // The watcher's command line holds its python source, which names inotify_add_watch.
+    const count = `for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null | grep -c "inotify_add""_watch"; done | grep -c 1 || true`;
+    let left = '';
+    for (let i = 0; i < 50; i++) {
+      left = (await sbx.commands.run(count)).stdout.trim();
+      if (left === '0') break;
+      await sleep(100);
+    }
+    return [left === '0', `${left} watcher(s) left`];
+  });
 }
 
 async function urlChecks(sbx: SandboxT, check: Check) {
