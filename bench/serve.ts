@@ -182,50 +182,57 @@ try {
   await warmUp(viaServer);
   await warmUp(inProcess);
   for (const c of CONCURRENCY) {
-    const pooled = (): Pooled => ({
-      creates: 0,
-      createSeconds: 0,
-      latencies: [],
-      roundP50s: [],
-      wrong: 0,
-      cpu: { self: 0, server: 0 },
-    });
-    const [local, served] = [pooled(), pooled()];
-    for (let r = 0; r < ROUNDS; r++) {
-      const order: [SandboxProvider, Pooled][] = [
-        [inProcess, local],
-        [viaServer, served],
+    // One concurrency failing (say, the host out of some resource) is reported; the rest still run.
+    try {
+      const pooled = (): Pooled => ({
+        creates: 0,
+        createSeconds: 0,
+        latencies: [],
+        roundP50s: [],
+        wrong: 0,
+        cpu: { self: 0, server: 0 },
+      });
+      const [local, served] = [pooled(), pooled()];
+      for (let r = 0; r < ROUNDS; r++) {
+        const order: [SandboxProvider, Pooled][] = [
+          [inProcess, local],
+          [viaServer, served],
+        ];
+        for (const [provider, into] of r % 2 === 0 ? order : order.reverse())
+          await measure(provider, c, into);
+      }
+      const [localRate, servedRate] = [
+        local.creates / local.createSeconds,
+        served.creates / served.createSeconds,
       ];
-      for (const [provider, into] of r % 2 === 0 ? order : order.reverse()) await measure(provider, c, into);
+      const [localP50, servedP50] = [median(local.latencies), median(served.latencies)];
+      results[`creates_per_s_c${c}`] = round(servedRate);
+      results[`inprocess_creates_per_s_c${c}`] = round(localRate);
+      results[`create_overhead_ratio_c${c}`] = round(localRate / servedRate);
+      results[`exec_p50_ms_c${c}`] = round(servedP50);
+      results[`inprocess_exec_p50_ms_c${c}`] = round(localP50);
+      results[`exec_overhead_ratio_c${c}`] = round(servedP50 / localP50);
+      // Each round's pair, measured back to back: how far the host's state moves the ratio.
+      const pairs = served.roundP50s.map((p, r) => p / local.roundP50s[r]!);
+      results[`exec_overhead_ratio_c${c}_round_min`] = round(Math.min(...pairs));
+      results[`exec_overhead_ratio_c${c}_round_max`] = round(Math.max(...pairs));
+      const perExec = (ms: number, p: Pooled) => round(ms / (p.latencies.length + p.wrong));
+      results[`client_cpu_ms_per_exec_c${c}`] = perExec(served.cpu.self, served);
+      results[`server_cpu_ms_per_exec_c${c}`] = perExec(served.cpu.server, served);
+      results[`inprocess_cpu_ms_per_exec_c${c}`] = perExec(local.cpu.self, local);
+      results[`exec_wrong_output_c${c}`] = served.wrong;
+      results[`inprocess_exec_wrong_output_c${c}`] = local.wrong;
+      process.stdout.write(
+        `c=${String(c).padStart(2)}  creates/s ${servedRate.toFixed(1)} served vs ${localRate.toFixed(1)} in-process;  ` +
+          `exec p50 ${servedP50.toFixed(2)} ms served vs ${localP50.toFixed(2)} ms in-process ` +
+          `(×${(servedP50 / localP50).toFixed(2)}, rounds ×${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}); wrong output ${served.wrong} served, ${local.wrong} in-process\n` +
+          `      Node CPU per exec: client ${results[`client_cpu_ms_per_exec_c${c}`]} ms + server ` +
+          `${results[`server_cpu_ms_per_exec_c${c}`]} ms served vs ${results[`inprocess_cpu_ms_per_exec_c${c}`]} ms in-process\n`,
+      );
+    } catch (e) {
+      results[`error_c${c}`] = true;
+      process.stdout.write(`c=${String(c).padStart(2)}  failed: ${(e as Error).message}\n`);
     }
-    const [localRate, servedRate] = [
-      local.creates / local.createSeconds,
-      served.creates / served.createSeconds,
-    ];
-    const [localP50, servedP50] = [median(local.latencies), median(served.latencies)];
-    results[`creates_per_s_c${c}`] = round(servedRate);
-    results[`inprocess_creates_per_s_c${c}`] = round(localRate);
-    results[`create_overhead_ratio_c${c}`] = round(localRate / servedRate);
-    results[`exec_p50_ms_c${c}`] = round(servedP50);
-    results[`inprocess_exec_p50_ms_c${c}`] = round(localP50);
-    results[`exec_overhead_ratio_c${c}`] = round(servedP50 / localP50);
-    // Each round's pair, measured back to back: how far the host's state moves the ratio.
-    const pairs = served.roundP50s.map((p, r) => p / local.roundP50s[r]!);
-    results[`exec_overhead_ratio_c${c}_round_min`] = round(Math.min(...pairs));
-    results[`exec_overhead_ratio_c${c}_round_max`] = round(Math.max(...pairs));
-    const perExec = (ms: number, p: Pooled) => round(ms / (p.latencies.length + p.wrong));
-    results[`client_cpu_ms_per_exec_c${c}`] = perExec(served.cpu.self, served);
-    results[`server_cpu_ms_per_exec_c${c}`] = perExec(served.cpu.server, served);
-    results[`inprocess_cpu_ms_per_exec_c${c}`] = perExec(local.cpu.self, local);
-    results[`exec_wrong_output_c${c}`] = served.wrong;
-    results[`inprocess_exec_wrong_output_c${c}`] = local.wrong;
-    process.stdout.write(
-      `c=${String(c).padStart(2)}  creates/s ${servedRate.toFixed(1)} served vs ${localRate.toFixed(1)} in-process;  ` +
-        `exec p50 ${servedP50.toFixed(2)} ms served vs ${localP50.toFixed(2)} ms in-process ` +
-        `(×${(servedP50 / localP50).toFixed(2)}, rounds ×${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}); wrong output ${served.wrong} served, ${local.wrong} in-process\n` +
-        `      Node CPU per exec: client ${results[`client_cpu_ms_per_exec_c${c}`]} ms + server ` +
-        `${results[`server_cpu_ms_per_exec_c${c}`]} ms served vs ${results[`inprocess_cpu_ms_per_exec_c${c}`]} ms in-process\n`,
-    );
   }
   results.overhead_ratio_vs_inprocess = results.exec_overhead_ratio_c16!;
   const checks = await runOfficialSdkScript({ url: server.url, apiKey: key, template: IMAGE });

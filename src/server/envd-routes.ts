@@ -13,6 +13,7 @@ import {
 import { getFile, postFiles } from './files-routes.ts';
 import { filesystemCall } from './filesystem-service.ts';
 import { HttpError, headerValue, sendEmpty, sendJson } from './http-io.ts';
+import { proxyToPort } from './port-proxy.ts';
 import { keepaliveMs, processCall } from './process-service.ts';
 import type { ServedSandbox } from './sandbox-registry.ts';
 import type { ServerContext } from './server-context.ts';
@@ -48,7 +49,8 @@ export function sandboxTarget(req: IncomingMessage, domain: string | undefined):
 /**
  * The envd plane of one sandbox: /health, /envs, /files and the Connect services. A request must carry
  * the sandbox's access token (X-Access-Token), which only the key that created it was given, or be a
- * /files URL signed with it (see signed-url.ts); a sandbox
+ * /files URL signed with it (see signed-url.ts); a request for another port goes to that port inside
+ * the sandbox (port-proxy.ts), with the same token; a sandbox
  * that is gone answers 502 as E2B's proxy does, a port other than envd's likewise.
  */
 export async function envdRoute(
@@ -66,17 +68,13 @@ export async function envdRoute(
       `sandbox '${served.id}' is paused: connect to it (Sandbox.connect) to resume it`,
     );
   }
-  if (target.port !== ENVD_PORT) {
-    throw new HttpError(
-      502,
-      `port ${target.port} of sandbox '${served.id}' is not open: only envd (${ENVD_PORT}) is served`,
-    );
-  }
   const method = req.method ?? 'GET';
-  if (isSignedFileUrl(url)) signedFileSandbox(url, method, [served]);
+  if (target.port === ENVD_PORT && isSignedFileUrl(url)) signedFileSandbox(url, method, [served]);
   else if (!tokenMatches(headerValue(req, 'x-access-token'), served.envdAccessToken)) {
     throw new HttpError(401, `missing or wrong X-Access-Token for sandbox '${served.id}'`);
   }
+  // Any other port is a service in the sandbox (getHost): the same token, forwarded inside.
+  if (target.port !== ENVD_PORT) return proxyToPort(served.sandbox, target.port, req, res);
   const path = url.pathname;
   if (path === '/health' && method === 'GET') return sendEmpty(res, 204);
   if (path === '/envs' && method === 'GET') return sendJson(res, 200, served.envVars);

@@ -228,6 +228,22 @@ describe('sandgym serve security', { skip: skip ?? false, timeout: 300_000 }, ()
       assert.match(String(r.json().message), /not found/);
     });
 
+    it("a sandbox's other ports (getHost traffic) need its token too, and reach only its own loopback", async () => {
+      for (const token of ['', 'wrong', b.envdAccessToken]) {
+        const r = await rawRequest(`${t.url}/`, {
+          headers: { ...envdHeaders(a, token), 'E2b-Sandbox-Port': '8080' },
+        });
+        assert.equal(r.status, 401, `token "${token}"`);
+      }
+      // The server's own port, seen from inside the sandbox, is the sandbox's loopback: nothing listens.
+      const own = new URL(t.url).port;
+      const r = await rawRequest(`${t.url}/health`, {
+        headers: { ...envdHeaders(a), 'E2b-Sandbox-Port': own },
+      });
+      assert.equal(r.status, 502);
+      assert.match(String(r.json().message), /nothing answers/);
+    });
+
     it('the routing header must be well formed', async () => {
       const r = await rawRequest(`${t.url}/health`, {
         headers: { 'E2b-Sandbox-Id': '../../etc', 'X-Access-Token': 'x' },

@@ -144,6 +144,31 @@ async function extraChecks(sdk: E2B, sbx: SandboxT, conn: Conn, check: Check) {
       await s.kill();
     }
   });
+  await check('getHost(port) traffic reaches a server in the sandbox', async () => {
+    await sbx.files.write('/tmp/site/index.html', 'served from inside\n');
+    let serving: () => void = () => {};
+    const ready = new Promise<void>((resolve) => {
+      serving = resolve;
+    });
+    await sbx.commands.run('cd /tmp/site && python3 -u -m http.server 8765', {
+      background: true,
+      onStdout: (d) => {
+        if (d.includes('Serving HTTP')) serving();
+      },
+    });
+    await Promise.race([ready, sleep(30_000)]);
+    // getHost names <port>-<id>.<domain>; with one sandbox URL for all, E2B's routing headers say the same.
+    const port = sbx.getHost(8765).split('-')[0];
+    const res = await fetch(`${conn.sandboxUrl}/index.html`, {
+      headers: {
+        'E2b-Sandbox-Id': sbx.sandboxId,
+        'E2b-Sandbox-Port': String(port),
+        'X-Access-Token': (sbx as unknown as { envdAccessToken: string }).envdAccessToken,
+      },
+    });
+    const body = await res.text();
+    return [res.status === 200 && body === 'served from inside\n', { status: res.status, body }];
+  });
   await check('network allowOut is enforced or refused with a message', async () => {
     const e = await Sandbox.create({ ...conn, timeoutMs: 60_000, network: { allowOut: ['8.8.8.8'] } }).then(
       async (s) => {
