@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createLocal } from './index.ts';
 import type { LocalProvider } from './local-provider.ts';
@@ -66,5 +66,15 @@ describe('local sandbox disk', { skip: skip ?? false, timeout: 180_000 }, () => 
       await waitFor(() => !loopBackingFiles().some((f) => f.startsWith(s.dir))),
       'the loop device detaches once the sandbox is gone',
     );
+  });
+
+  it('keeps at most 16 disk templates, however many sizes callers ask for', async () => {
+    for (let k = 0; k < 18; k++) {
+      const s = await provider.create({ image: 'sandgym/base', limits: { diskBytes: (40 + k) * MiB } });
+      await s.close();
+    }
+    const templates = join(dirname(provider.sandboxesDir), 'disk-templates');
+    // One more than the cap: another test's start may add its template between a prune and a count.
+    assert.ok(readdirSync(templates).length <= 17, readdirSync(templates).join(' '));
   });
 });

@@ -11,6 +11,7 @@
  * process of the sandbox's mount namespace exits; the image file is deleted with the sandbox directory.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
@@ -71,6 +72,34 @@ static int attach_loop(int image_fd, char *device, size_t size) {
   return -1;
 }
 
+/* Sizes are the caller's choice: keep the MAX_TEMPLATES most recently used (each ~0.2-3 MiB of disk). */
+#define MAX_TEMPLATES 16
+
+/* Deletes the least recently used templates until there is room for one more. */
+static void prune_templates(const char *templates) {
+  for (;;) {
+    DIR *d = opendir(templates);
+    if (!d) return;
+    char oldest[256] = "";
+    struct timespec oldest_at = {0, 0};
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+      struct stat st;
+      if (e->d_name[0] == '.' || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      count++;
+      if (!oldest[0] || st.st_mtim.tv_sec < oldest_at.tv_sec ||
+          (st.st_mtim.tv_sec == oldest_at.tv_sec && st.st_mtim.tv_nsec < oldest_at.tv_nsec)) {
+        snprintf(oldest, sizeof oldest, "%s", e->d_name);
+        oldest_at = st.st_mtim;
+      }
+    }
+    /* A start that has it open keeps its copy; one that opens it next makes it again. */
+    int done = count < MAX_TEMPLATES || unlinkat(dirfd(d), oldest, 0) != 0;
+    closedir(d);
+    if (done) return;
+  }
+}
+
 /*
  * The formatted image of `bytes` bytes owned by uid:gid ("v1": of run_mkfs's options), made once in
  * `<home>/disk-templates` (DIR is `<home>/sandboxes/<id>`; on disk, as sizes are the caller's choice)
@@ -87,7 +116,11 @@ static int open_template(const char *dir, const char *bytes, const char *mkfs, u
   strncat(templates, "/disk-templates", sizeof templates - strlen(templates) - 1);
   snprintf(path, sizeof path, "%s/ext4-v1-%s-%u-%u", templates, bytes, (unsigned)uid, (unsigned)gid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) return fd;
+  if (fd >= 0) {
+    futimens(fd, NULL); /* last used now: pruning goes by it */
+    return fd;
+  }
+  prune_templates(templates);
   if (mkdir(templates, 0700) != 0 && errno != EEXIST) die(1, "mkdir %s: %s", templates, strerror(errno));
   snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
   int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
