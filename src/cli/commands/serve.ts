@@ -99,6 +99,12 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     `sandgym serve: ${server.url} (provider ${flags.provider}, ${keys.size} key(s) from ${keysFile}); ` +
       `clients: E2B_API_URL=${server.url} E2B_SANDBOX_URL=${server.url}`,
   );
+  const caps = server.settings.hostCaps;
+  const gib = (bytes: number) => `${Math.round(bytes / 1024 ** 3)} GiB`;
+  log(
+    `host-wide caps (all keys together; past one a create is a 429): ${caps.sandboxes} sandboxes, ` +
+      `${caps.pids} processes, ${gib(caps.memoryBytes)} of memory limits, ${gib(caps.diskBytes)} of disk limits`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
