@@ -137,7 +137,12 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
 
   it('stacks snapshots of snapshots and forks of forks, deletions included', async () => {
     const s = await provider.create({ image: 'sandgym/base' });
-    await s.exec('echo a > /a && mkdir -p /d && echo x > /d/x && rm /etc/issue');
+    // Hard links and owners other than root cross fork and snapshot (their host owners are shifted
+    // between the sandboxes' id ranges, each inode once).
+    await s.exec(
+      'echo a > /a && mkdir -p /d && echo x > /d/x && rm /etc/issue && ' +
+        'echo h > /h1 && ln /h1 /h2 && chown 1000:1001 /h1',
+    );
     await s.snapshot('sandgym-test/local-stack:1');
     const t = await provider.create({ image: 'sandgym-test/local-stack:1' });
     await t.exec('rm /a && rm -r /d && mkdir /d && echo y > /d/y && echo b > /b');
@@ -150,6 +155,10 @@ describe('local provider', { skip: skip ?? false, timeout: 300_000 }, () => {
       assert.match(r.stdout, /\/a.*No such file/);
       assert.match(r.stdout, /\/etc\/issue.*No such file/);
       assert.match(r.stdout, /^y\nb\n$/m, 'the re-created directory is opaque: /d/x stays deleted');
+      const links = await box.exec('stat -c "%h %u %g %i" /h1 /h2');
+      const [one, two] = links.stdout.trim().split('\n');
+      assert.equal(one, two, 'one inode, two names');
+      assert.match(one!, /^2 1000 1001 /);
     }
     const image = (await provider.store.get('sandgym-test/local-stack:2'))!;
     assert.equal(image.layers.length, 3);

@@ -27,7 +27,8 @@
  *
  *   sandgym-helper shift DIR FROM TO
  *     Re-own a copied writable layer: owners FROM..FROM+65535 become TO.., host root (overlayfs'
- *     whiteouts) becomes TO; any other owner is an error. Set-id bits survive (chown clears them).
+ *     whiteouts) becomes TO, owners in TO.. stay (hard links); any other owner is an error (the ranges
+ *     never overlap). Set-id bits survive (chown clears them).
  *
  *   LIMITS = N PROCS_FILE... AS_BYTES|- FSIZE_BYTES|-
  *     N cgroup.procs files to write our pid to, then rlimits (address space, file size) or "-".
@@ -227,6 +228,7 @@ static uid_t shift_from, shift_to;
 
 static int shift_owner(unsigned id, unsigned *out) {
   if (id >= shift_from && id - shift_from < RANGE) *out = id - shift_from + shift_to;
+  else if (id >= shift_to && id - shift_to < RANGE) *out = id; /* a hard link's inode, shifted at its first name */
   else if (id == 0) *out = shift_to; /* overlayfs makes whiteouts as the mounter, host root */
   else return -1;
   return 0;
