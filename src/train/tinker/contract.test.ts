@@ -354,3 +354,27 @@ test('a batch over the server’s chunk limit (client/config fwdbwd_max_chunk_le
     );
   }
 });
+
+test('a result the server dropped (410 from retrieve_future) is asked for again by re-sending the request, as the SDK does', async (t) => {
+  const { client } = await startServer(t, { seed: 5 });
+  const posted: string[] = [];
+  let expire = false;
+  const expiring = (async (url: string | URL | Request, init?: RequestInit) => {
+    const endpoint = new URL(String(url)).pathname.replace(/^\/api\/v1\//, '');
+    posted.push(endpoint);
+    if (endpoint === 'forward_backward') expire = !posted.slice(0, -1).includes('forward_backward');
+    if (endpoint === 'retrieve_future' && expire) {
+      expire = false;
+      return Response.json({ detail: 'Promise expired' }, { status: 410 });
+    }
+    return fetch(url, init);
+  }) as typeof fetch;
+  const engine = await TinkerEngine.create({ ...client, fetch: expiring });
+  t.after(() => engine.close());
+  const tok = engine.getTokenizer();
+  const out = await engine.forwardBackward([sequenceDatum(tok.encode('a: 1<|im_end|>'))], 'cross_entropy');
+  assert.equal(out.loss_fn_outputs.length, 1);
+  assert.equal(posted.filter((p) => p === 'forward_backward').length, 2);
+  // The re-sent request kept its seq_id: the model's next request still runs.
+  await engine.optimStep({ learning_rate: 1e-3 });
+});
