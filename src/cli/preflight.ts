@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstPrompt } from '../agent/episode.ts';
 import type { Config } from '../config/index.ts';
-import { errorMessage } from '../errors.ts';
+import { errorMessage, SandgymError } from '../errors.ts';
 import { type ChatTemplate, loadChatTemplate } from '../llm/index.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../tasks/index.ts';
@@ -176,8 +176,26 @@ export function measurePrompts(
   return `${what} (limit ${limit}${context !== undefined ? `, context ${context}` : ''})`;
 }
 
+/**
+ * At the start of a run that samples from an LLM server (`llm.backend` openai or tokens): the server
+ * answers and serves `llm.model`, or the run stops now — not after every episode has spent its retries.
+ */
+export async function checkLlmServer(config: Config): Promise<void> {
+  if (config.llm.backend !== 'openai' && config.llm.backend !== 'tokens') return;
+  try {
+    await probeModels(config, {});
+  } catch (e) {
+    throw new SandgymError(
+      `llm: ${errorMessage(e)} ("sandgym train --dry-run" checks everything a run needs)`,
+    );
+  }
+}
+
 /** `GET /models` on the LLM server: reachable, the key accepted, the model served. */
-async function probeModels(config: Config, o: PreflightOptions): Promise<string> {
+async function probeModels(
+  config: Config,
+  o: Pick<PreflightOptions, 'env' | 'probeTimeoutMs'>,
+): Promise<string> {
   const base = config.llm.base_url.replace(/\/+$/, '');
   const key = config.llm.api_key ?? (o.env ?? process.env).OPENAI_API_KEY;
   const res = await fetch(`${base}/models`, {

@@ -13,6 +13,7 @@ import {
   trajectoriesToParquet,
 } from '../../rollout/index.ts';
 import { VERSION } from '../../version.ts';
+import { checkLlmServer } from '../preflight.ts';
 import { createProgress } from '../progress.ts';
 import { providerFor } from '../provider.ts';
 import { ensureTaskImages, loadDatasets } from './datasets.ts';
@@ -96,6 +97,7 @@ async function runCommand(overrides: string[], flags: RunFlags): Promise<void> {
   const config = await loadConfigWithPlugins(flags.config, [...flagOverrides(flags), ...overrides]);
   const samples = Number(flags.samples);
   const out = flags.output ?? defaultOutput(config, samples);
+  await checkLlmServer(config);
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'config.yaml'), stringify({ sandgym_version: VERSION, ...config }));
 

@@ -21,7 +21,7 @@ import {
   trainRun,
 } from '../../train/loop/index.ts';
 import { VERSION } from '../../version.ts';
-import { formatChecks, measurePrompts, preflight } from '../preflight.ts';
+import { checkLlmServer, formatChecks, measurePrompts, preflight } from '../preflight.ts';
 import { createProgress } from '../progress.ts';
 import { providerFor } from '../provider.ts';
 import { ensureTaskImages, loadDatasets } from './datasets.ts';
@@ -170,6 +170,8 @@ export async function dryRun(config: Config, output: string | undefined): Promis
 
 /** `sandgym train`: SFT on trajectories (flags.sft or sft.files) and/or RL, resuming what the run dir has. */
 export async function trainJob(config: Config, flags: { sft?: string[]; rl?: boolean; output?: string }) {
+  // RL samples from the LLM server only with llm.backend=tokens; otherwise from the engine.
+  if (config.llm.backend === 'tokens') await checkLlmServer(config);
   const s = await openSession(config, flags.output);
   let status: 'FINISHED' | 'FAILED' = 'FAILED';
   try {
