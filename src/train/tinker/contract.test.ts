@@ -378,3 +378,30 @@ test('a result the server dropped (410 from retrieve_future) is asked for again 
   // The re-sent request kept its seq_id: the model's next request still runs.
   await engine.optimStep({ learning_rate: 1e-3 });
 });
+
+test('deleting: a checkpoint already gone is no error; a server without the route is told about once', async (t) => {
+  const { client, dir } = await startServer(t, {});
+  const warnings: string[] = [];
+  let deletes = 0;
+  const routeless = (async (url: string | URL | Request, init?: RequestInit) => {
+    if (init?.method === 'DELETE') {
+      deletes++;
+      return Response.json({ detail: 'Not Found' }, { status: 404 });
+    }
+    return fetch(url, init);
+  }) as typeof fetch;
+  const engine = await TinkerEngine.create({ ...client, onWarning: (w) => warnings.push(w) });
+  t.after(() => engine.close());
+  const a = join(dir, 'run', 'a');
+  await engine.saveState(a, { name: 'rl-000001' });
+  await engine.deleteState(a);
+  await engine.deleteState(a); // SkyRL and sandgym: 404 "Checkpoint not found"
+  assert.equal(warnings.length, 0);
+  const old = await TinkerEngine.create({ ...client, fetch: routeless, onWarning: (w) => warnings.push(w) });
+  t.after(() => old.close());
+  await old.deleteState(a);
+  await old.deleteState(a);
+  assert.equal(deletes, 1);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /offers no checkpoint deletion/);
+});

@@ -374,7 +374,8 @@ export class TinkerEngine implements TrainingEngine {
       await this.http.delete(endpoint, this.callOptions());
     } catch (e) {
       if (!(e instanceof TinkerApiError) || (e.status !== 404 && e.status !== 405)) throw e;
-      if (e.status === 405 || /unknown endpoint|Not Found/i.test(e.detail ?? '')) {
+      // A missing route (FastAPI's bare "Not Found", or sandgym's) rather than a missing checkpoint.
+      if (e.status === 405 || e.detail === 'Not Found' || /^unknown endpoint/.test(e.detail ?? '')) {
         this.cannotDelete = true;
         this.options.onWarning?.(
           `tinker server ${this.http.baseUrl} offers no checkpoint deletion; old checkpoints stay on it`,
