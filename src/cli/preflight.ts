@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { firstPrompt } from '../agent/episode.ts';
 import type { Config } from '../config/index.ts';
 import { errorMessage, SandgymError } from '../errors.ts';
-import { type ChatTemplate, loadChatTemplate } from '../llm/index.ts';
+import { type ChatTemplate, loadChatTemplate, modelSourceFromEnv, resolveModelDir } from '../llm/index.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../tasks/index.ts';
 import type { TrainingEngine } from '../train/engine.ts';
@@ -92,12 +92,14 @@ export async function preflight(config: Config, o: PreflightOptions): Promise<Ch
   // Which tokenizer and context the episodes' prompts meet: the server's model, or the engine being trained.
   let template: ChatTemplate | undefined;
   let context: number | undefined;
-  if (config.llm.backend === 'tokens' && config.llm.tokenizer) {
-    const dir = config.llm.tokenizer;
+  const tokenizer =
+    config.llm.backend === 'hf' ? (config.llm.tokenizer ?? config.llm.model) : config.llm.tokenizer;
+  if ((config.llm.backend === 'tokens' || config.llm.backend === 'hf') && tokenizer) {
     await timed(
-      `tokenizer ${dir}`,
+      `tokenizer ${tokenizer}`,
       async () => {
-        template = await loadChatTemplate(dir);
+        const dir = await resolveModelDir(tokenizer, modelSourceFromEnv(o.env ?? process.env));
+        template = await loadChatTemplate(dir, config.llm.chat_template_kwargs);
         context = template.maxContextTokens;
         return `loaded; context ${context ?? 'not stated'}`;
       },
