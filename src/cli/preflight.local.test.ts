@@ -82,7 +82,10 @@ describe('preflight (sandgym train --dry-run)', { skip, timeout: 120_000 }, () =
     writeFileSync(join(cache, 'models--Qwen--Qwen3-8B', 'refs', 'main'), commit);
     for (const f of ['tokenizer.json', 'tokenizer_config.json'])
       symlinkSync(join(qwen3, f), join(snapshot, f));
-    const server = await ScriptedServer.start({ policy: sequencePolicy([{ content: 'x' }]), model: 'Qwen/Qwen3-8B' });
+    const server = await ScriptedServer.start({
+      policy: sequencePolicy([{ content: 'x' }]),
+      model: 'Qwen/Qwen3-8B',
+    });
     try {
       const config = loadConfig([recipe], [`llm.base_url=${server.baseUrl}`, 'data.train_batch_size=2']);
       const checks = await preflight(config, {
