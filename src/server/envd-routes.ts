@@ -10,6 +10,7 @@ import {
   sendUnary,
   UnsupportedMediaType,
 } from './connect-server.ts';
+import { requestUser } from './envd-user.ts';
 import { getFile, postFiles } from './files-routes.ts';
 import { filesystemCall } from './filesystem-service.ts';
 import { HttpError, headerValue, sendEmpty, sendJson } from './http-io.ts';
@@ -77,6 +78,7 @@ export async function envdRoute(
   if (target.port !== ENVD_PORT) return proxyToPort(served.sandbox, target.port, req, res);
   const path = url.pathname;
   if (path === '/health' && method === 'GET') return sendEmpty(res, 204);
+  if (path === '/files' || path.startsWith('/filesystem.')) refuseFileUser(req, url);
   if (path === '/envs' && method === 'GET') return sendJson(res, 200, served.envVars);
   if (path === '/files' && method === 'GET') return getFile(served.sandbox, req, res, url);
   if (path === '/files' && method === 'POST') {
@@ -117,4 +119,20 @@ function tokenMatches(presented: string | undefined, expected: string): boolean 
   const a = createHash('sha256').update(presented).digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
+}
+
+/** File calls act as root: one that names another user is refused, not quietly done as root. */
+function refuseFileUser(req: IncomingMessage, url: URL): void {
+  let user: string | undefined;
+  try {
+    user = requestUser(req, url);
+  } catch (e) {
+    throw new HttpError(400, (e as Error).message);
+  }
+  if (user !== undefined && user !== 'root') {
+    throw new HttpError(
+      400,
+      `file operations as user '${user}' are not supported by sandgym serve: files are read and written as root`,
+    );
+  }
 }

@@ -9,6 +9,7 @@ import {
 } from '../sandbox/e2b/index.ts';
 import { shellQuote } from '../tasks/shell-quote.ts';
 import { readStreamRequest, readUnaryRequest, requestDeadlineMs, sendUnary } from './connect-server.ts';
+import { accountEnv, asAccount, requestUser, sandboxAccount } from './envd-user.ts';
 import { headerValue } from './http-io.ts';
 import { streamProcess } from './process-stream.ts';
 import type { ServedProcess } from './process-table.ts';
@@ -90,11 +91,16 @@ async function start(
   // envd: an absent stdin flag means a pipe; false means /dev/null, i.e. end of input at once. A PTY
   // always takes input.
   const stdinOpen = pty !== undefined || message.stdin !== false;
+  const user = requestUser(req);
+  const account =
+    user === undefined || user === 'root' ? undefined : await sandboxAccount(served.sandbox, user);
   const argv = [config.cmd, ...(config.args ?? [])];
+  const started = pty ? ptyArgv(argv, pty) : argv;
+  const cwd = config.cwd ?? account?.home;
   const proc = await served.sandbox
-    .spawn(pty ? ptyArgv(argv, pty) : argv, {
-      ...(config.cwd !== undefined && { cwd: config.cwd }),
-      env: { ...(pty && { TERM: 'xterm-256color' }), ...config.envs },
+    .spawn(account ? asAccount(started, account) : started, {
+      ...(cwd !== undefined && { cwd }),
+      env: { ...(account && accountEnv(account)), ...(pty && { TERM: 'xterm-256color' }), ...config.envs },
       stdin: stdinOpen,
     })
     .catch((e: unknown) => {

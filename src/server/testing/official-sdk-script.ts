@@ -206,6 +206,19 @@ async function commandChecks(sdk: E2B, sbx: SandboxT, check: Check) {
     const r = await sbx.commands.run('pwd; echo $GREETING', { cwd: '/tmp', envs: { GREETING: 'hi' } });
     return [r.stdout === '/tmp\nhi\n', r];
   });
+  await check('user: commands run as the named user, in its home; an unknown user is refused', async () => {
+    await sbx.commands.run('id -u user >/dev/null 2>&1 || useradd -m -u 1000 user');
+    const r = await sbx.commands.run('whoami; pwd; echo $HOME; touch mine; stat -c %U mine', {
+      user: 'user',
+    });
+    const unknown = await sbx.commands.run('whoami', { user: 'nobody-here' }).catch((e: unknown) => e);
+    return [
+      r.stdout === 'user\n/home/user\n/home/user\nuser\n' &&
+        unknown instanceof Error &&
+        /does not exist/.test(unknown.message),
+      { stdout: r.stdout, unknown: String(unknown) },
+    ];
+  });
   await check('stdin', async () => {
     const cat = await sbx.commands.run('cat', { background: true, stdin: true });
     await cat.sendStdin('fed through stdin\n');
@@ -311,6 +324,15 @@ async function fileChecks(sdk: E2B, sbx: SandboxT, check: Check) {
   await check('remove', async () => {
     await sbx.files.remove('/tmp/sdk/many');
     return [!(await sbx.files.exists('/tmp/sdk/many')), 'removed'];
+  });
+  await check('files as another user are refused with a message, not done as root', async () => {
+    const e = await sbx.files.write('/tmp/sdk/as-user.txt', 'x', { user: 'user' }).catch((x: unknown) => x);
+    return [
+      e instanceof Error &&
+        /not supported/.test(e.message) &&
+        !(await sbx.files.exists('/tmp/sdk/as-user.txt')),
+      String(e),
+    ];
   });
   await check('reading a missing file throws NotFoundError', async () => {
     const e = await sbx.files.read('/tmp/sdk/missing.txt').catch((x: unknown) => x);
