@@ -95,6 +95,11 @@ export class EngineServer {
     if (path === '/openapi.json' && req.method === 'GET' && this.options.compat === 'skyrl') {
       return { status: 200, body: SKYRL_OPENAPI };
     }
+    if (path === '/v1/models') {
+      if (req.method !== 'GET') throw new HttpError(405, '/v1/models takes GET');
+      this.authenticate(req);
+      return { status: 200, body: await this.service.openaiModels() };
+    }
     const openai =
       path === '/v1/completions' ? 'completions' : path === '/v1/chat/completions' ? 'chat' : undefined;
     if (openai) {

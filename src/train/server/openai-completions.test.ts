@@ -43,6 +43,12 @@ test('/v1/completions samples the saved weights as asample does, for the vLLM cl
   const modelPath = saved.path as string;
   assert.match(modelPath, /^tinker:\/\/.+\/sampler_weights\/s0$/);
 
+  const listed = await fetch(`${server.url}/v1/models`, { headers: { authorization: 'Bearer sk-local' } });
+  assert.deepEqual(
+    ((await listed.json()) as { data: { id: string }[] }).data.map((m) => m.id),
+    [modelPath],
+    'GET /v1/models lists the sampler paths, as sandgym run checks at start',
+  );
   const prompt = [104, 105, 33];
   const viaTinker = await result('asample', {
     model_path: modelPath,

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors.ts';
 import type { ChatTemplate } from '../../llm/chat-template.ts';
@@ -446,6 +446,22 @@ export class TinkerService {
       model.sample(source.key, prompt, params, request.n),
     );
     return completionResponse(request, prompt, sampled);
+  }
+
+  /**
+   * OpenAI's `GET /v1/models`: what `model` may name in the OpenAI endpoints, i.e. every saved sampler
+   * path of the loaded models and every sampling session.
+   */
+  async openaiModels(): Promise<unknown> {
+    const ids = [...this.samplingSessions.keys()];
+    for (const modelId of this.models.keys()) {
+      const names = await readdir(join(this.options.weightsDir, modelId, 'sampler_weights')).catch(() => []);
+      for (const name of names.sort()) ids.push(formatTinkerPath({ modelId, kind: 'sampler_weights', name }));
+    }
+    return {
+      object: 'list',
+      data: ids.map((id) => ({ id, object: 'model', owned_by: 'sandgym', root: this.modelName })),
+    };
   }
 
   /**
