@@ -250,7 +250,8 @@ async function commandChecks(sdk: E2B, sbx: SandboxT, check: Check) {
     return [killed && !String(survived).includes('survived'), { killed, result: String(r) }];
   });
   await check('commands.connect(pid) reattaches to output and exit', async () => {
-    const h = await sbx.commands.run('sleep 0.5; echo late; exit 4', { background: true });
+    // Long enough that a loaded host's disconnect and re-attach happen before the command ends.
+    const h = await sbx.commands.run('sleep 2; echo late; exit 4', { background: true });
     await h.disconnect();
     const again = await sbx.commands.connect(h.pid);
     const r = await again.wait().catch((e: unknown) => e);
