@@ -40,8 +40,13 @@ export function checkErrorFraction(
 ): ErrorCounts {
   const counts = countErrors(trajectories);
   if (counts.total === 0 || counts.errors / counts.total <= maxFraction) return counts;
+  throw tooManyErrors(counts, maxFraction, where);
+}
+
+/** The stop of a batch over `rollout.max_error_fraction`, saying what failed and how to go on. */
+export function tooManyErrors(counts: ErrorCounts, maxFraction: number, where: string): SandgymError {
   const pct = ((100 * counts.errors) / counts.total).toFixed(0);
-  throw new SandgymError(
+  return new SandgymError(
     `${where}: ${counts.errors} of ${counts.total} episodes (${pct}%) ended in an infrastructure error, more than ` +
       `rollout.max_error_fraction=${maxFraction}; most common (${counts.top!.count}×): ${counts.top!.detail} ` +
       `(e.g. episode ${counts.top!.example}). Fix the cause and rerun the same command: finished episodes are ` +

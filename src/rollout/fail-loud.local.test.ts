@@ -79,9 +79,11 @@ describe('bugs stop a rollout; infrastructure faults become errors that stop a m
 }, () => {
   let provider: SandboxProvider;
   let tasks: Task[];
+  let all: Task[];
   before(async () => {
     provider = await createProvider('local');
-    tasks = (await loadTasks('datasets/bundled/debug.jsonl')).tasks.slice(0, 2);
+    all = (await loadTasks('datasets/bundled/debug.jsonl')).tasks.slice(0, 3);
+    tasks = all.slice(0, 2);
   });
   after(async () => provider.close());
 
@@ -135,5 +137,31 @@ describe('bugs stop a rollout; infrastructure faults become errors that stop a m
     assert.equal(checkErrorFraction(all, 0.25, 'rl step 1').errors, 0);
     assert.deepEqual(await sandboxesLeft(provider), []);
     again.close();
+  });
+
+  it('with maxErrorFraction, the batch stops as soon as its errors exceed it, not after the rest', async () => {
+    const config = loadConfig([], ['rollout.fork=false', 'rollout.retry_limit=0', 'rollout.n_parallel=1']);
+    const path = join(mkdtempSync(join(tmpdir(), 'sg-early-')), 't.jsonl');
+    const store = TrajectoryStore.open(path);
+    const samplers = await createSamplerFactory(config);
+    // 3 tasks × 2 = 6 episodes, the first task's 2 fail: 2 > 0.25 × 6 already, so the other 4 never start.
+    await assert.rejects(
+      new RolloutEngine({
+        provider: failingFor(provider, all[0]!.id),
+        config,
+        samplers,
+        store,
+        maxErrorFraction: 0.25,
+        label: 'rl step 7',
+      }).run(all, 2),
+      (e: unknown) =>
+        e instanceof Error &&
+        /^rl step 7: 2 of 6 episodes \(33%\) ended in an infrastructure error, more than rollout\.max_error_fraction=0\.25; most common \(2×\): preparing the sandbox: host \d+ is out of memory/.test(
+          e.message,
+        ),
+    );
+    assert.equal(store.size, 2, 'only the errored episodes ran');
+    store.close();
+    assert.deepEqual(await sandboxesLeft(provider), []);
   });
 });

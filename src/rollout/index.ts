@@ -3,7 +3,7 @@
  * retries of infrastructure faults), the append-only trajectory store, and run summaries.
  */
 
-export { checkErrorFraction, countErrors, type ErrorCounts } from './error-fraction.ts';
+export { checkErrorFraction, countErrors, type ErrorCounts, tooManyErrors } from './error-fraction.ts';
 export { exportVerlBatch, type VerlExportOptions, type VerlExportSample } from './export-verl.ts';
 export {
   RolloutEngine,

@@ -7,6 +7,7 @@ import { prepareSandbox } from '../env/index.ts';
 import { isInfrastructureFault } from '../errors.ts';
 import type { Sandbox, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../tasks/index.ts';
+import { countErrors, tooManyErrors } from './error-fraction.ts';
 import { Semaphore } from './semaphore.ts';
 import { type TrajectoryStore, trajectoryKey } from './trajectory-store.ts';
 
@@ -20,6 +21,13 @@ export interface RolloutOptions {
   /** Seeds each episode's sampling from this, the task and the sample index: reproducible at any concurrency. */
   seed?: number;
   signal?: AbortSignal;
+  /**
+   * Stop the batch as soon as more than this fraction of its episodes has ended in `error` (after
+   * retries), whatever the rest would do: a dead provider does not burn through the whole batch.
+   */
+  maxErrorFraction?: number;
+  /** Names the batch in that stop's message, e.g. `rl step 3`. */
+  label?: string;
 }
 
 /** A 32-bit seed for one episode. */
@@ -60,7 +68,8 @@ type Group = { task: Task; samples: number[]; sandboxes: Promise<(Sandbox | unde
  * - each finished trajectory goes to the store at once; samples the store already has are skipped, so a
  *   rerun after a kill continues where it stopped (an `error` one is run again: it is not a result);
  * - anything else thrown (a bug) stops the batch: no new episode starts, the running ones are cut short
- *   (not stored, so a rerun does them), and `run` rejects with that error and its stack.
+ *   (not stored, so a rerun does them), and `run` rejects with that error and its stack; so do more
+ *   errored episodes than `maxErrorFraction` of the batch.
  */
 export class RolloutEngine {
   private readonly episodes: Semaphore;
@@ -71,6 +80,8 @@ export class RolloutEngine {
   private readonly signal: AbortSignal;
   private readonly halt = new AbortController();
   private bug: { error: unknown } | undefined;
+  private readonly errored: Trajectory[] = [];
+  private planned = 0;
 
   constructor(private readonly o: RolloutOptions) {
     this.signal = o.signal ? AbortSignal.any([o.signal, this.halt.signal]) : this.halt.signal;
@@ -88,6 +99,7 @@ export class RolloutEngine {
       stats.skipped += samplesPerTask - samples.length;
       return { task, samples };
     });
+    this.planned = tasks.length * samplesPerTask;
     const todo = plans.filter((p) => p.samples.length > 0);
     const groups: Group[] = [];
     const prepareAhead = (upTo: number) => {
@@ -130,7 +142,7 @@ export class RolloutEngine {
     return this.signal.aborted;
   }
 
-  /** A bug: remember the first, and stop everything else so it surfaces now, not after the batch. */
+  /** A bug (or too many errors): remember the first, and stop everything else so it surfaces now, not after the batch. */
   private stopFor(error: unknown): undefined {
     this.bug ??= { error };
     this.halt.abort(error);
@@ -228,9 +240,17 @@ export class RolloutEngine {
       // An episode cut short by the user is not a result: a rerun does it again.
       if (this.aborted) return undefined;
       if (t.termination !== 'error' || attempt >= limit) {
-        if (t.termination === 'error') stats.errors++;
         this.o.store?.append(t);
         this.o.onTrajectory?.(t);
+        if (t.termination === 'error') {
+          stats.errors++;
+          this.errored.push(t);
+          const max = this.o.maxErrorFraction;
+          if (max !== undefined && this.errored.length > max * this.planned) {
+            const counts = { ...countErrors(this.errored), total: this.planned };
+            this.stopFor(tooManyErrors(counts, max, this.o.label ?? 'rollout'));
+          }
+        }
         return t;
       }
       stats.retries++;

@@ -132,6 +132,8 @@ async function runCommand(overrides: string[], flags: RunFlags): Promise<void> {
       samplers: await createSamplerFactory(config),
       store,
       signal: ac.signal,
+      maxErrorFraction: config.rollout.max_error_fraction,
+      label: `sandgym run → ${out}`,
       onTrajectory: (t) => {
         if (t.reward !== null) scored++;
         if (t.reward === 1) resolved++;

@@ -79,6 +79,8 @@ export async function validate(ctx: RunContext, tasks: readonly Task[], label: s
       samplers: await engineSamplers(ctx.engine, config, `${ctx.engine.getInfo().model_name}@${label}`),
       store,
       seed: ctx.config.trainer.seed,
+      maxErrorFraction: ctx.config.rollout.max_error_fraction,
+      label: `validation ${label}`,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     }).run(tasks, 1);
     const done = store.forTasks(tasks, 1);
@@ -233,6 +235,8 @@ export async function rlStep(
       samplers: await rolloutSamplers(ctx, step),
       store,
       seed: config.trainer.seed * 100_003 + step,
+      maxErrorFraction: config.rollout.max_error_fraction,
+      label: `rl step ${step}`,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     }).run(tasks, config.rollout.n);
     trajectories = store.forTasks(tasks, config.rollout.n);
