@@ -80,7 +80,10 @@ export function registerRunCommand(program: Command): void {
     .option('--base-url <url>', 'OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1')
     .option('--model <name>', 'model name as the server knows it')
     .option('--api-key <key>', 'API key (default: env OPENAI_API_KEY)')
-    .option('--tokenizer <dir>', 'model dir with tokenizer.json: token-in/token-out against /v1/completions')
+    .option(
+      '--tokenizer <dir>',
+      'model dir or Hugging Face id with tokenizer.json: token-in/token-out against /v1/completions',
+    )
     .option('--n-parallel <n>', 'episodes at once')
     .option('--max-steps <n>', 'model turns per episode')
     .option('--samples <n>', 'episodes per task', '1')
