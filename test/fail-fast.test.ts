@@ -23,7 +23,7 @@ describe('sandgym train with a bad setting', () => {
     ],
     [
       '+rollout.nn=4',
-      'rollout.nn: unknown key; did you mean "n"? (known in rollout: n, n_parallel, create_concurrency, fork, warm_pool, retry_limit, max_error_fraction, compact_filtering; new keys go only under llm.extra_body)',
+      'rollout.nn: unknown key; did you mean "n"? (known in rollout: n, n_parallel, create_concurrency, fork, warm_pool, retry_limit, max_error_fraction, compact_filtering; new keys go only under llm.extra_body, trainer.tags)',
     ],
   ];
   for (const [override, line] of cases) {

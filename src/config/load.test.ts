@@ -175,10 +175,14 @@ describe('name-valued settings', () => {
       loadConfig([], ['+llm.extra_body.top_k=20', '+llm.extra_body.repetition_penalty=1.1']).llm.extra_body,
       { top_k: 20, repetition_penalty: 1.1 },
     );
+    assert.deepEqual(loadConfig([], ['+trainer.tags.team=rl', '+trainer.tags.attempt=3']).trainer.tags, {
+      team: 'rl',
+      attempt: '3',
+    });
     assert.equal(
       attempt('+rollout.nn=4').message,
       'invalid config:\n  rollout.nn: unknown key; did you mean "n"? (known in rollout: n, n_parallel, ' +
-        'create_concurrency, fork, warm_pool, retry_limit, max_error_fraction, compact_filtering; new keys go only under llm.extra_body)',
+        'create_concurrency, fork, warm_pool, retry_limit, max_error_fraction, compact_filtering; new keys go only under llm.extra_body, trainer.tags)',
     );
     assert.match(
       attempt('+foo=1').message ?? '',

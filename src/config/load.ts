@@ -9,7 +9,7 @@ import { loadPlugins } from './plugins.ts';
 import { buildConfigSchema, type Config, configSchema, REFUSED_NAMES } from './schema.ts';
 
 /** Keys that take new entries (`+llm.extra_body.top_k=20`): free-form maps passed on as they are. */
-export const OPEN_SECTIONS = ['llm.extra_body'];
+export const OPEN_SECTIONS = ['llm.extra_body', 'trainer.tags'];
 
 function at(tree: unknown, path: readonly PropertyKey[]): unknown {
   let node = tree;

@@ -301,6 +301,10 @@ const trainer = section({
   nnodes: z.number().int().positive().default(1),
   seed: z.number().int().default(1),
   logger: z.array(z.enum(['console', 'jsonl', 'mlflow'])).default(['console', 'jsonl']),
+  tags: z
+    .record(z.string(), z.coerce.string())
+    .default({})
+    .describe('Tags of the MLflow run (+trainer.tags.team=rl).'),
 });
 
 const sft = section({

@@ -65,6 +65,7 @@ async function openSession(config: Config, output: string | undefined): Promise<
         config.trainer.experiment_name,
         existing,
         log,
+        config.trainer.tags,
       );
       writeFileSync(idFile, `${m.runId}\n`);
       sinks.push(m);

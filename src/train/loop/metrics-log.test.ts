@@ -106,9 +106,10 @@ describe('MLflow metrics sink', async () => {
 
   it('uses an existing experiment, and a resumed run continues its MLflow run', async () => {
     mlflow.calls.length = 0;
-    const fresh = await MlflowMetrics.open(mlflow.url, 'existing', 'r', undefined, () => {});
+    const fresh = await MlflowMetrics.open(mlflow.url, 'existing', 'r', undefined, () => {}, { team: 'rl' });
     assert.equal(mlflow.calls.filter((c) => c.path === 'experiments/create').length, 0);
     assert.equal(mlflow.calls.at(-1)!.body!.experiment_id, '7');
+    assert.deepEqual(mlflow.calls.at(-1)!.body!.tags, [{ key: 'team', value: 'rl' }], 'trainer.tags');
     mlflow.calls.length = 0;
     const resumed = await MlflowMetrics.open(mlflow.url, 'existing', 'r', fresh.runId, () => {});
     assert.equal(resumed.runId, fresh.runId);

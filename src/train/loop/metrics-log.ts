@@ -37,6 +37,8 @@ export class MlflowMetrics implements MetricsSink {
     runName: string,
     existingRunId: string | undefined,
     warn: (message: string) => void,
+    /** Run tags (`trainer.tags`), set when the run is created. */
+    tags: Readonly<Record<string, string>> = {},
   ): Promise<MlflowMetrics> {
     const base = trackingUri.replace(/\/+$/, '');
     if (existingRunId) return new MlflowMetrics(base, existingRunId, warn);
@@ -53,6 +55,9 @@ export class MlflowMetrics implements MetricsSink {
       experiment_id: experimentId,
       run_name: runName,
       start_time: Date.now(),
+      ...(Object.keys(tags).length
+        ? { tags: Object.entries(tags).map(([key, value]) => ({ key, value })) }
+        : {}),
     })) as { run: { info: { run_id: string } } };
     return new MlflowMetrics(base, run.run.info.run_id, warn);
   }
