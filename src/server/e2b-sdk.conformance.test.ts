@@ -42,7 +42,7 @@ const FEATURES = [
   'makeDir',
   'rename',
   'remove',
-  'files as another user are refused with a message, not done as root',
+  'files as another user: written, owned and read as that user',
   'reading a missing file throws NotFoundError',
   'watchDir sees a write',
   'a stopped watchDir leaves no watcher running',

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ENVD_PORT, isRpcError } from '../sandbox/e2b/index.ts';
+import type { Sandbox } from '../sandbox/index.ts';
 import {
   isStreamingRequest,
   readStreamRequest,
@@ -10,7 +11,7 @@ import {
   sendUnary,
   UnsupportedMediaType,
 } from './connect-server.ts';
-import { requestUser } from './envd-user.ts';
+import { requestUser, sandboxAccount, sandboxAs } from './envd-user.ts';
 import { getFile, postFiles } from './files-routes.ts';
 import { filesystemCall } from './filesystem-service.ts';
 import { HttpError, headerValue, sendEmpty, sendJson } from './http-io.ts';
@@ -78,11 +79,11 @@ export async function envdRoute(
   if (target.port !== ENVD_PORT) return proxyToPort(served.sandbox, target.port, req, res);
   const path = url.pathname;
   if (path === '/health' && method === 'GET') return sendEmpty(res, 204);
-  if (path === '/files' || path.startsWith('/filesystem.')) refuseFileUser(req, url);
   if (path === '/envs' && method === 'GET') return sendJson(res, 200, served.envVars);
-  if (path === '/files' && method === 'GET') return getFile(served.sandbox, req, res, url);
-  if (path === '/files' && method === 'POST') {
-    return postFiles(served.sandbox, req, res, url, ctx.settings.maxUploadBytes);
+  if (path === '/files' && (method === 'GET' || method === 'POST')) {
+    const sandbox = await fileSandbox(served, req, url);
+    if (method === 'GET') return getFile(sandbox, req, res, url);
+    return postFiles(sandbox, req, res, url, ctx.settings.maxUploadBytes);
   }
   const rpc = /^\/(process\.Process|filesystem\.Filesystem)\/([A-Za-z]+)$/.exec(path);
   if (!rpc) throw new HttpError(404, `no such envd endpoint: ${method} ${path}`);
@@ -107,10 +108,10 @@ async function rpcCall(
   if (service === 'process.Process') return processCall(served, method, req, res, ctx.settings.maxJsonBytes);
   if (method === 'WatchDir') {
     const message = await readStreamRequest(req, ctx.settings.maxJsonBytes);
-    return watchDir(served.sandbox, message, res, keepaliveMs(req));
+    return watchDir(await fileSandbox(served, req), message, res, keepaliveMs(req));
   }
   const message = await readUnaryRequest(req, ctx.settings.maxJsonBytes);
-  sendUnary(res, await filesystemCall(served.sandbox, method, message));
+  sendUnary(res, await filesystemCall(await fileSandbox(served, req), method, message));
 }
 
 /** Compares tokens in constant time (hashes first: lengths differ). */
@@ -121,18 +122,16 @@ function tokenMatches(presented: string | undefined, expected: string): boolean 
   return timingSafeEqual(a, b);
 }
 
-/** File calls act as root: one that names another user is refused, not quietly done as root. */
-function refuseFileUser(req: IncomingMessage, url: URL): void {
+/** The sandbox as the user a file call names (root, the default, is the sandbox itself). */
+async function fileSandbox(served: ServedSandbox, req: IncomingMessage, url?: URL): Promise<Sandbox> {
   let user: string | undefined;
   try {
     user = requestUser(req, url);
+    if (user === undefined || user === 'root') return served.sandbox;
+    return sandboxAs(served.sandbox, await sandboxAccount(served.sandbox, user));
   } catch (e) {
-    throw new HttpError(400, (e as Error).message);
-  }
-  if (user !== undefined && user !== 'root') {
-    throw new HttpError(
-      400,
-      `file operations as user '${user}' are not supported by sandgym serve: files are read and written as root`,
-    );
+    // /files is REST: its errors are HTTP statuses, the RPCs' are Connect codes.
+    if (url && isRpcError(e)) throw new HttpError(400, e.message);
+    throw e;
   }
 }

@@ -57,3 +57,19 @@ export function asAccount(argv: string[], account: SandboxAccount): string[] {
 export function accountEnv(account: SandboxAccount): Record<string, string> {
   return { HOME: account.home, USER: account.name, LOGNAME: account.name };
 }
+
+/**
+ * `sandbox` as `account` sees it, for the file calls (which run commands through exec and spawn): every
+ * command runs as that user, so ownership and permissions are the user's. Everything else is the
+ * sandbox's own.
+ */
+export function sandboxAs(sandbox: Sandbox, account: SandboxAccount): Sandbox {
+  const argv = (command: string | readonly string[]) =>
+    asAccount(typeof command === 'string' ? ['/bin/sh', '-c', command] : [...command], account);
+  const env = (extra: Record<string, string> | undefined) => ({ ...accountEnv(account), ...extra });
+  const view: Pick<Sandbox, 'exec' | 'spawn'> = {
+    exec: (command, o = {}) => sandbox.exec(argv(command), { ...o, env: env(o.env) }),
+    spawn: (command, o = {}) => sandbox.spawn(argv(command), { ...o, env: env(o.env) }),
+  };
+  return Object.assign(Object.create(sandbox) as Sandbox, view);
+}

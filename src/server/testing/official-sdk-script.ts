@@ -326,13 +326,17 @@ async function fileChecks(sdk: E2B, sbx: SandboxT, check: Check) {
     await sbx.files.remove('/tmp/sdk/many');
     return [!(await sbx.files.exists('/tmp/sdk/many')), 'removed'];
   });
-  await check('files as another user are refused with a message, not done as root', async () => {
-    const e = await sbx.files.write('/tmp/sdk/as-user.txt', 'x', { user: 'user' }).catch((x: unknown) => x);
+  await check('files as another user: written, owned and read as that user', async () => {
+    await sbx.commands.run('id -u user >/dev/null 2>&1 || useradd -m -u 1000 user');
+    await sbx.files.write('/home/user/mine.txt', 'by user\n', { user: 'user' });
+    const owner = (await sbx.commands.run('stat -c %U /home/user/mine.txt')).stdout;
+    const read = await sbx.files.read('/home/user/mine.txt', { user: 'user' });
+    const denied = await sbx.files
+      .write('/root/not-yours.txt', 'x', { user: 'user' })
+      .catch((e: unknown) => e);
     return [
-      e instanceof Error &&
-        /not supported/.test(e.message) &&
-        !(await sbx.files.exists('/tmp/sdk/as-user.txt')),
-      String(e),
+      owner === 'user\n' && read === 'by user\n' && denied instanceof Error,
+      { owner, read, denied: String(denied) },
     ];
   });
   await check('reading a missing file throws NotFoundError', async () => {
