@@ -10,6 +10,7 @@ import {
   resolveHome,
 } from '../../sandbox/images/index.ts';
 import { layersInUse } from '../../sandbox/local/sandbox-dirs.ts';
+import { registerImagesSyncCommand } from './images-sync.ts';
 
 function formatBytes(n: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
@@ -137,4 +138,5 @@ export function registerImagesCommand(program: Command): void {
     .description('Remove images from the local cache (and the Docker copies sandgym imported).')
     .argument('<names...>', 'image names')
     .action(removeImages);
+  registerImagesSyncCommand(images);
 }

@@ -5,10 +5,11 @@ import { resolveHome } from '../../sandbox/images/index.ts';
 import { createProvider } from '../../sandbox/index.ts';
 import { addApiKey, KeyStore, SandboxServer } from '../../server/index.ts';
 import { gcProviders } from './gc.ts';
+import { type AgsServeFlags, addAgsKeyIfAsked, agsServeFlags, agsServeOptions } from './serve-ags.ts';
 
 const SERVE_PROVIDERS = ['local', 'docker'];
 
-interface ServeFlags {
+interface ServeFlags extends AgsServeFlags {
   host: string;
   port: string;
   provider: string;
@@ -24,7 +25,7 @@ interface ServeFlags {
 }
 
 export function registerServeCommand(program: Command): void {
-  program
+  const serve = program
     .command('serve')
     .description(
       'Serve sandboxes of this host over the E2B API (lifecycle REST + envd), for the e2b provider, the ' +
@@ -46,10 +47,10 @@ export function registerServeCommand(program: Command): void {
       'a template name that stands for an image (repeatable; "base" is sandgym/base unless set)',
       (v: string, all: string[]) => [...all, v],
       [] as string[],
-    )
-    .action(async (flags: ServeFlags) => {
-      await serveCommand(flags);
-    });
+    );
+  agsServeFlags(serve).action(async (flags: ServeFlags) => {
+    await serveCommand(flags);
+  });
 }
 
 async function serveCommand(flags: ServeFlags): Promise<void> {
@@ -62,6 +63,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
     );
     return;
   }
+  if (await addAgsKeyIfAsked(flags)) return;
   if (!SERVE_PROVIDERS.includes(flags.provider)) {
     throw new ConfigError(
       `sandgym serve runs sandboxes on ${SERVE_PROVIDERS.join(' or ')}, not "${flags.provider}"`,
@@ -73,6 +75,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   }
   // Sandboxes of an earlier server that crashed are orphans now: remove them before serving.
   await gcProviders([flags.provider]);
+  const ags = await agsServeOptions(flags);
   const provider = await createProvider(flags.provider);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
   let server: SandboxServer;
@@ -89,6 +92,7 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
       maxUploadBytes: integer('--max-upload-mb', flags.maxUploadMb, 1) * 1024 * 1024,
       allowNetwork: flags.allowNetwork ?? false,
       templates: templateFlags(flags.template),
+      ...(ags && { ags }),
       log,
     });
   } catch (e) {
@@ -97,7 +101,8 @@ async function serveCommand(flags: ServeFlags): Promise<void> {
   }
   log(
     `sandgym serve: ${server.url} (provider ${flags.provider}, ${keys.size} key(s) from ${keysFile}); ` +
-      `clients: E2B_API_URL=${server.url} E2B_SANDBOX_URL=${server.url}`,
+      `clients: E2B_API_URL=${server.url} E2B_SANDBOX_URL=${server.url}` +
+      (ags ? `; AGS control plane (region ${ags.region}): AGS_ENDPOINT=${server.url}` : ''),
   );
   const caps = server.settings.hostCaps;
   const gib = (bytes: number) => `${Math.round(bytes / 1024 ** 3)} GiB`;

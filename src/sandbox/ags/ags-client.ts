@@ -2,7 +2,7 @@ import { lookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import pRetry from 'p-retry';
 import tencentcloud from 'tencentcloud-sdk-nodejs-common';
 import { ConfigError, SandgymError } from '../../errors.ts';
 
@@ -72,7 +72,8 @@ export class AgsClient implements AgsApi {
 
   constructor(
     private readonly s: AgsSettings,
-    private readonly retryDelaysMs: readonly number[] = [500, 1000, 2000, 4000],
+    /** Retries of a throttled or failed call, with exponential backoff from 0.5 s. */
+    private readonly retries = 4,
   ) {
     const url = new URL(s.endpoint);
     const port = url.port ? `:${url.port}` : '';
@@ -99,15 +100,20 @@ export class AgsClient implements AgsApi {
   }
 
   async call<T = Record<string, unknown>>(action: string, params: Record<string, unknown>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return (await this.client.request(action, params)) as T;
-      } catch (e) {
-        const error = this.explain(action, e);
-        if (!error.isRetryable || attempt >= this.retryDelaysMs.length) throw error;
-        await sleep(this.retryDelaysMs[attempt]!);
-      }
-    }
+    return pRetry(
+      async () => {
+        try {
+          return (await this.client.request(action, params)) as T;
+        } catch (e) {
+          throw this.explain(action, e);
+        }
+      },
+      {
+        retries: this.retries,
+        minTimeout: 500,
+        shouldRetry: ({ error }) => (error as AgsCallError).isRetryable,
+      },
+    );
   }
 
   private explain(action: string, e: unknown): AgsCallError {

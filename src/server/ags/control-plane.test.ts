@@ -28,7 +28,7 @@ const REGION = 'ap-guangzhou';
 const client = (url: string, o: { id?: string; secret?: string; region?: string } = {}) =>
   new AgsClient(
     { secretId: o.id ?? ID, secretKey: o.secret ?? SECRET, region: o.region ?? REGION, endpoint: url },
-    [],
+    0,
   );
 
 async function callError(p: Promise<unknown>): Promise<AgsCallError> {

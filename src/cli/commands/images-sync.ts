@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError } from '../../errors.ts';
+import { AgsClient, agsSettingsFromEnv, type SyncResult, syncTools } from '../../sandbox/ags/index.ts';
+import { resolveHome } from '../../sandbox/images/index.ts';
+import { createProgress } from '../progress.ts';
+import { loadDatasets } from './datasets.ts';
+
+interface SyncFlags {
+  provider: string;
+  dataset: string[];
+  region?: string;
+  dryRun?: boolean;
+  jobs: string;
+  map?: string;
+  skipInvalid?: boolean;
+}
+
+export function registerImagesSyncCommand(images: Command): void {
+  images
+    .command('sync')
+    .description(
+      "Make a sandbox tool of every image of the datasets' tasks (AgentSandbox: reused when sandgym made it " +
+        'before, else created with the network closed) and write the image → tool map of the e2b provider. ' +
+        'Needs TENCENTCLOUD_SECRET_ID/KEY and AGS_REGION; AGS_ENDPOINT names a sandgym serve control plane.',
+    )
+    .requiredOption('--provider <name>', 'where the tools live: ags')
+    .requiredOption('-d, --dataset <spec...>', 'datasets: files, dirs, bundled:swe, hf:<org>/<name>[@split]')
+    .option('--region <region>', 'AGS region (default $AGS_REGION), e.g. ap-guangzhou')
+    .option('--dry-run', 'list what would be created, create nothing')
+    .option('--jobs <n>', 'creates in flight at once', '4')
+    .option(
+      '--map <file>',
+      'the image → tool map to write (default <SANDGYM_HOME>/ags/<region>/tool_mapping.json)',
+    )
+    .option('--skip-invalid', 'skip dataset rows that fail the schema instead of stopping')
+    .action(async (f: SyncFlags) => {
+      if (f.provider !== 'ags') throw new ConfigError(`images sync has provider ags, not "${f.provider}"`);
+      const jobs = Number(f.jobs);
+      if (!Number.isSafeInteger(jobs) || jobs < 1)
+        throw new ConfigError(`--jobs must be a positive integer, got "${f.jobs}"`);
+      const settings = agsSettingsFromEnv(process.env, f.region);
+      const tasks = await loadDatasets(f.dataset, { skipInvalid: f.skipInvalid ?? false });
+      const images = [...new Set(tasks.map((t) => t.image))];
+      const mapPath = f.map ?? join(resolveHome(), 'ags', settings.region, 'tool_mapping.json');
+      const progress = createProgress(
+        `${f.dryRun ? 'checking' : 'syncing'} ${images.length} image(s)`,
+        images.length,
+      );
+      const results = await syncTools({
+        api: new AgsClient(settings),
+        images,
+        dataset: f.dataset.join(','),
+        mapPath,
+        jobs,
+        dryRun: f.dryRun ?? false,
+        onResult: (r) => progress.tick({ [r.action]: r.image }),
+      }).finally(() => progress.stop());
+      process.stdout.write(`${formatSyncTable(results)}\n`);
+      const count = (a: SyncResult['action']) => results.filter((r) => r.action === a).length;
+      process.stdout.write(
+        `${images.length} image(s): ${count('created')} created, ${count('reused')} reused` +
+          (f.dryRun ? `, ${count('would create')} to create (dry run)\n` : '\n') +
+          (f.dryRun
+            ? ''
+            : `map: ${mapPath}; run with: sandbox.provider=e2b sandbox.e2b.template_map=${mapPath}\n`),
+      );
+    });
+}
+
+export function formatSyncTable(results: readonly SyncResult[]): string {
+  const rows = [
+    ['IMAGE', 'TOOL', 'TOOL ID', 'ACTION'],
+    ...results.map((r) => [r.image, r.toolName, r.toolId ?? '-', r.action]),
+  ];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => cell.padEnd(widths[c]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
