@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { type EnterParams, enterSandbox, killEntered, startFailure } from './enter-sandbox.ts';
 import { exitCodeOf } from './run-exec.ts';
 
@@ -40,8 +40,16 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
   child.stderr!.on('data', (b: Buffer) => {
     if (stderr.length < 16_384) stderr += b.toString();
   });
-  if (p.stdout) child.stdout!.pipe(p.stdout);
-  else {
+  if (p.stdout) {
+    const dest = p.stdout as Writable;
+    child.stdout!.pipe(dest);
+    // A destination destroyed early (its reader gave up: a byte cap, a refused entry) leaves stdout
+    // paused, so the command's end never closes it and this call would wait forever: drain the rest.
+    dest.once('close', () => {
+      child.stdout!.unpipe(dest);
+      child.stdout!.resume();
+    });
+  } else {
     let collected = 0;
     const cap = p.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
     child.stdout!.on('data', (b: Buffer) => {
