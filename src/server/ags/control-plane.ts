@@ -200,6 +200,10 @@ export class AgsControlPlane {
     if (this.o.tools.byName(name)) {
       throw new AgsApiError('ResourceInUse', `a sandbox tool named ${name} exists`);
     }
+    // A tool is the template of its name: it may not take over one of the server's own (base, --template).
+    if (Object.hasOwn(this.ctx.settings.templates, name)) {
+      throw new AgsApiError('ResourceInUse', `${name} is a template of this server: name the tool otherwise`);
+    }
     const now = new Date(this.nowS() * 1000).toISOString();
     const tool = await this.o.tools.add({
       ToolName: name,

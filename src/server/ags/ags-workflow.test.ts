@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ensureTaskImages, loadDatasets } from '../../cli/commands/datasets.ts';
+import { validateTasks } from '../../cli/commands/validate.ts';
+import { AgsClient, syncTools, toolNameFor } from '../../sandbox/ags/index.ts';
+import { createE2BProvider } from '../../sandbox/e2b/index.ts';
+import { localTestSkipReason } from '../../sandbox/local/test-support.ts';
+import { startTestServer, type TestServer } from '../testing/test-server.ts';
+import { AgsKeyStore } from './ags-keys.ts';
+import { ToolStore } from './tool-store.ts';
+
+/**
+ * The AGS workflow on one host: the official Tencent Cloud SDK syncs a bundled task's image to a tool of
+ * `sandgym serve`, then the e2b provider, given the map the sync wrote, grades the task's gold and empty
+ * patches in sandboxes started from that tool by the E2B protocol. Instances: start, list, stop.
+ */
+const ID = 'AKIDsandgymWorkflowKey00000000000000';
+const SECRET = 'sandgymWorkflowSecret00000000000000';
+const E2B_KEY = 'sgk_ags-workflow-test-key';
+const REGION = 'ap-guangzhou';
+
+describe('AGS workflow: sync, then validate through the e2b provider', {
+  skip: (await localTestSkipReason()) ?? false,
+  timeout: 600_000,
+}, () => {
+  let t: TestServer;
+  let dir: string;
+  const started: string[] = [];
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sandgym-ags-workflow-'));
+    t = await startTestServer({
+      keys: [E2B_KEY],
+      ags: { keys: AgsKeyStore.of({ [ID]: SECRET }), tools: await ToolStore.open(), region: REGION },
+      log: (line) => {
+        const m = /^sandbox \S+ started for key \S+ \((\S+)\)/.exec(line);
+        if (m) started.push(m[1]!);
+      },
+    });
+  });
+  after(async () => {
+    await t?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const api = () => new AgsClient({ secretId: ID, secretKey: SECRET, region: REGION, endpoint: t.url }, 0);
+
+  it("resolves a bundled task's gold patch in sandboxes of its synced tool", async () => {
+    const [task] = await loadDatasets(['bundled:swe'], { skipInvalid: false });
+    await ensureTaskImages([task!], t.provider);
+    const mapPath = join(dir, 'tool_mapping.json');
+    const synced = await syncTools({ api: api(), images: [task!.image], dataset: 'bundled:swe', mapPath });
+    assert.equal(synced[0]?.action, 'created');
+    const e2b = await createE2BProvider(
+      { options: { apiKey: E2B_KEY, apiUrl: t.url, sandboxUrl: t.url, templateMap: mapPath } },
+      {},
+    );
+    try {
+      const [v] = await validateTasks([task!], e2b, { workers: 2, timeoutMs: 300_000 });
+      assert.ok(v?.ok, `gold ${v?.gold.reason}; empty ${v?.empty.reason}`);
+    } finally {
+      await e2b.close();
+    }
+    assert.deepEqual(
+      started,
+      [toolNameFor(task!.image), toolNameFor(task!.image)],
+      'both sandboxes came from the tool',
+    );
+  });
+
+  it('starts, lists and stops a sandbox instance of a tool', async () => {
+    const c = api();
+    const taken = { ToolName: 'base', ToolType: 'custom', NetworkConfiguration: { NetworkMode: 'SANDBOX' } };
+    await assert.rejects(c.call('CreateSandboxTool', { ...taken, CustomConfiguration: { Image: 'x' } }), {
+      code: 'ResourceInUse',
+    });
+    const { ToolId } = await c.call<{ ToolId: string }>('CreateSandboxTool', {
+      ToolName: 'base-tool',
+      ToolType: 'custom',
+      NetworkConfiguration: { NetworkMode: 'SANDBOX' },
+      CustomConfiguration: { Image: 'sandgym/base' },
+    });
+    const { Instance } = await c.call<{ Instance: { InstanceId: string; Status: string; ToolId: string } }>(
+      'StartSandboxInstance',
+      { ToolName: 'base-tool', Timeout: '2m', Metadata: [{ Name: 'who', Value: 'test' }] },
+    );
+    assert.equal(Instance.Status, 'RUNNING');
+    assert.equal(Instance.ToolId, ToolId);
+    const listed = await c.call<{
+      InstanceSet: { InstanceId: string; Metadata: unknown }[];
+      TotalCount: number;
+    }>('DescribeSandboxInstanceList', { ToolId });
+    assert.equal(listed.TotalCount, 1);
+    assert.deepEqual(listed.InstanceSet[0]?.Metadata, [{ Name: 'who', Value: 'test' }]);
+    await c.call('StopSandboxInstance', { InstanceId: Instance.InstanceId });
+    assert.equal(
+      (await c.call<{ TotalCount: number }>('DescribeSandboxInstanceList', { ToolId })).TotalCount,
+      0,
+    );
+    await c.call('DeleteSandboxTool', { ToolId });
+    assert.equal(
+      (await c.call<{ TotalCount: number }>('DescribeSandboxToolList', { ToolIds: [ToolId] })).TotalCount,
+      0,
+    );
+  });
+});
