@@ -158,7 +158,12 @@ export interface EngineTokenizer {
 export interface SaveStateOptions {
   /** A name for the checkpoint, unique within the run (`rl-000040`). */
   name?: string;
+  /** Also keep the weights where a sampler can read them: the checkpoint will score as a frozen policy. */
+  forSampling?: boolean;
 }
+
+/** What scores sequences under fixed weights (the KL penalty's reference policy). */
+export type ScoringPolicy = Pick<TrainingEngine, 'forward' | 'close'>;
 
 export interface LoadStateOptions {
   /** Also restore the optimizer state (Adam moments and step); false loads weights only. */

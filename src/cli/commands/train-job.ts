@@ -20,6 +20,7 @@ import {
   runTokenizerDir,
   trainRun,
 } from '../../train/loop/index.ts';
+import { TinkerEngine } from '../../train/tinker/index.ts';
 import { VERSION } from '../../version.ts';
 import { checkLlmServer, formatChecks, measurePrompts, preflight } from '../preflight.ts';
 import { createProgress } from '../progress.ts';
@@ -138,6 +139,10 @@ async function train(
       ...(sft ? { sftTrajectories: sft } : {}),
       rl,
       referenceFrom: async (dir) => {
+        // On a Tinker server, a sampler scores the reference weights (as the Tinker cookbook does);
+        // else, and for references saved without sampler weights, a second engine holds them.
+        const sampler = engine instanceof TinkerEngine ? await engine.samplingPolicy(dir) : undefined;
+        if (sampler) return sampler;
         const reference = await createTrainingEngine(s.config, process.env, tokenizerDir);
         await reference.loadState(dir, { optimizer: false });
         return reference;

@@ -17,7 +17,7 @@ import {
 } from '../../rollout/index.ts';
 import type { SandboxProvider } from '../../sandbox/index.ts';
 import type { Task } from '../../tasks/index.ts';
-import type { Datum, LossFnConfig, TrainingEngine } from '../engine.ts';
+import type { Datum, LossFnConfig, ScoringPolicy, TrainingEngine } from '../engine.ts';
 import { datumLength, sftDatum, type TokenSequence } from './build-datums.ts';
 import { engineSamplers } from './engine-samplers.ts';
 import type { MetricsSink } from './metrics-log.ts';
@@ -44,7 +44,7 @@ export interface RunContext {
 
 /** What RL needs besides the policy: the frozen reference policy and β when the reward carries a KL penalty. */
 export interface KlReference {
-  engine: TrainingEngine;
+  engine: ScoringPolicy;
   coef: number;
 }
 
@@ -329,7 +329,7 @@ async function rolloutSamplers(ctx: RunContext, step: number): Promise<SamplerFa
 
 /** Each sequence's logprobs of its response tokens under `engine`'s current weights (a forward pass). */
 async function responseLogprobs(
-  engine: TrainingEngine,
+  engine: ScoringPolicy,
   seqs: readonly TokenSequence[],
   maxTokens: number,
 ): Promise<number[][]> {

@@ -6,7 +6,7 @@ import { ConfigError, DatasetError } from '../../errors.ts';
 import { loadChatTemplate } from '../../llm/index.ts';
 import { createKlController, updateKlController } from '../../rl/index.ts';
 import type { Task } from '../../tasks/index.ts';
-import type { TrainingEngine } from '../engine.ts';
+import type { ScoringPolicy, TrainingEngine } from '../engine.ts';
 import { CheckpointError } from '../errors.ts';
 import { latestCheckpoint, saveCheckpoint, type TrainerState } from './checkpoints.ts';
 import {
@@ -26,8 +26,11 @@ export interface TrainRunOptions extends RunContext {
   sftTrajectories?: readonly Trajectory[];
   /** Run the RL phase. */
   rl: boolean;
-  /** A second engine holding the weights saved in a directory: the frozen reference policy of the KL penalty. */
-  referenceFrom?: (weightsDir: string) => Promise<TrainingEngine>;
+  /**
+   * The frozen reference policy of the KL penalty from weights saved in a directory: a second engine,
+   * or a Tinker server's sampler scoring them (see TinkerEngine.samplingPolicy).
+   */
+  referenceFrom?: (weightsDir: string) => Promise<ScoringPolicy>;
 }
 
 export type Curve = TrainerState['curve'];
@@ -169,7 +172,7 @@ async function klReference(o: TrainRunOptions, state: TrainerState): Promise<KlR
       o.log('no reference policy saved at the start of RL: the current weights become it');
     const tmp = `${dir}.tmp`;
     await rm(tmp, { recursive: true, force: true });
-    await o.engine.saveState(tmp, { name: 'reference-policy' });
+    await o.engine.saveState(tmp, { name: 'reference-policy', forSampling: true });
     await rename(tmp, dir);
   }
   return { engine: await o.referenceFrom(dir), coef: state.klCoef ?? o.config.algorithm.kl_ctrl.kl_coef };

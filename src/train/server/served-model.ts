@@ -129,8 +129,28 @@ export class ServedModel {
 
   /** Samples from the sampler weights `key` (a checkpoint name or a transient session's key). */
   async sample(key: string, prompt: number[], params: SamplingParams, n: number): Promise<SampleResponse> {
+    return (await this.samplerFor(key)).sample(prompt, params, n);
+  }
+
+  /**
+   * The logprob of each prompt token after the ones before it under the sampler weights `key`; null
+   * for the first, which has no context (the Tinker API's `prompt_logprobs`).
+   */
+  async promptLogprobs(key: string, prompt: number[]): Promise<(number | null)[]> {
+    if (prompt.length < 2) return prompt.map(() => null);
+    const engine = await this.samplerFor(key);
+    const datum: Datum = {
+      model_input: { chunks: [{ type: 'encoded_text', tokens: prompt.slice(0, -1) }] },
+      loss_fn_inputs: { target_tokens: { data: prompt.slice(1), dtype: 'int64' } },
+    };
+    const out = await engine.forward([datum], 'cross_entropy');
+    return [null, ...out.loss_fn_outputs[0]!.logprobs.data];
+  }
+
+  /** The engine that holds sampler weights `key`: the model's own while they are its current ones. */
+  private async samplerFor(key: string): Promise<ReferenceEngine> {
     const weights = this.samplers.get(key) ?? this.onDisk(key);
-    if (weights.version === this.weightsVersion) return (await this.engine).sample(prompt, params, n);
+    if (weights.version === this.weightsVersion) return this.engine;
     this.samplerEngine ??= this.createSamplerEngine();
     const sampler = await this.samplerEngine;
     if (this.samplerEngineHolds !== key) {
@@ -139,7 +159,7 @@ export class ServedModel {
       else await sampler.loadState(weights.dir!, { optimizer: false });
       this.samplerEngineHolds = key;
     }
-    return sampler.sample(prompt, params, n);
+    return sampler;
   }
 
   private onDisk(key: string): SamplerWeights {

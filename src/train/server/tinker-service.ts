@@ -415,10 +415,10 @@ export class TinkerService {
 
   private sample(body: unknown): FutureResponse {
     const req = schema.parseRequest(schema.sampleRequest, body, 'asample');
-    if (req.prompt_logprobs || req.topk_prompt_logprobs) {
+    if (req.topk_prompt_logprobs) {
       throw new HttpError(
         400,
-        'asample: prompt logprobs are not computed by this server; use forward for logprobs of given tokens',
+        'asample: top-k prompt logprobs are not computed by this server; use prompt_logprobs',
       );
     }
     const source = this.samplerSource(req);
@@ -426,7 +426,11 @@ export class TinkerService {
     const prompt = req.prompt.chunks.flatMap((c) => c.tokens);
     const { stop, seed, ...rest } = req.sampling_params;
     const params = { ...rest, ...(stop ? { stop } : {}), ...(seed != null ? { seed } : {}) };
-    const work = model.queue.run(undefined, () => model.sample(source.key, prompt, params, req.num_samples));
+    const work = model.queue.run(undefined, async () => {
+      const sampled = await model.sample(source.key, prompt, params, req.num_samples);
+      if (!req.prompt_logprobs) return sampled;
+      return { ...sampled, prompt_logprobs: await model.promptLogprobs(source.key, prompt) };
+    });
     return { request_id: this.futures.add(`asample on ${model.modelId}`, work), model_id: model.modelId };
   }
 

@@ -14,6 +14,8 @@ export interface CheckpointPointer {
   base_model: string;
   lora_rank: number;
   saved_at: string;
+  /** `tinker://<model_id>/sampler_weights/<name>`: the same weights for sampling, when saved for it. */
+  sampler_path?: string;
 }
 
 /**
@@ -40,7 +42,7 @@ export async function writeCheckpointPointer(dir: string, pointer: CheckpointPoi
  */
 export async function readCheckpointPointer(
   pathOrUri: string,
-): Promise<{ tinker_path: string; base_model?: string }> {
+): Promise<{ tinker_path: string; base_model?: string; sampler_path?: string }> {
   if (pathOrUri.startsWith('tinker://')) return { tinker_path: pathOrUri };
   const file = join(pathOrUri, POINTER_FILE);
   let text: string;
@@ -63,7 +65,11 @@ export async function readCheckpointPointer(
       `checkpoint ${file}: not a tinker checkpoint pointer (format or tinker_path missing)`,
     );
   }
-  return { tinker_path: pointer.tinker_path, base_model: pointer.base_model };
+  return {
+    tinker_path: pointer.tinker_path,
+    base_model: pointer.base_model,
+    ...(typeof pointer.sampler_path === 'string' ? { sampler_path: pointer.sampler_path } : {}),
+  };
 }
 
 /**

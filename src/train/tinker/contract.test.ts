@@ -405,3 +405,42 @@ test('deleting: a checkpoint already gone is no error; a server without the rout
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!, /offers no checkpoint deletion/);
 });
+
+test('the KL reference as the Tinker cookbook scores it: a sampler on saved weights with prompt logprobs, frozen while training goes on', async (t) => {
+  const { client, dir } = await startServer(t, { seed: 9 });
+  const engine = await TinkerEngine.create({ ...client, seed: 9 });
+  t.after(() => engine.close());
+  const tok = engine.getTokenizer();
+  const data = ['x: 12<|im_end|>', 'y: 345<|im_end|>'].map((s) => sequenceDatum(tok.encode(s)));
+  await engine.forwardBackward(data, 'cross_entropy');
+  await engine.optimStep({ learning_rate: 1e-2 });
+  const saved = join(dir, 'run', 'reference-policy');
+  await engine.saveState(saved, { name: 'reference-policy', forSampling: true });
+  assert.match(
+    (await readCheckpointPointer(saved)).sampler_path ?? '',
+    /^tinker:\/\/.+\/sampler_weights\/reference-policy-/,
+  );
+  const reference = await engine.samplingPolicy(saved);
+  assert.ok(reference);
+  const close = (a: number[], b: number[]) =>
+    a.length === b.length && a.every((v, i) => Math.abs(v - b[i]!) < 1e-4);
+  const now = await engine.forward(data, 'cross_entropy');
+  const scored = await reference.forward(data, 'cross_entropy');
+  for (let i = 0; i < data.length; i++) {
+    assert.ok(
+      close(scored.loss_fn_outputs[i]!.logprobs.data, now.loss_fn_outputs[i]!.logprobs.data),
+      `datum ${i}`,
+    );
+  }
+  // Training moves the policy; the reference stays where it was saved.
+  await engine.forwardBackward(data, 'cross_entropy');
+  await engine.optimStep({ learning_rate: 1e-2 });
+  const moved = await engine.forward(data, 'cross_entropy');
+  const again = await reference.forward(data, 'cross_entropy');
+  assert.ok(!close(moved.loss_fn_outputs[0]!.logprobs.data, now.loss_fn_outputs[0]!.logprobs.data));
+  assert.ok(close(again.loss_fn_outputs[0]!.logprobs.data, scored.loss_fn_outputs[0]!.logprobs.data));
+  // A checkpoint without sampler weights has no sampling policy: the caller falls back to a second model.
+  const plain = join(dir, 'run', 'plain');
+  await engine.saveState(plain, { name: 'plain' });
+  assert.equal(await engine.samplingPolicy(plain), undefined);
+});

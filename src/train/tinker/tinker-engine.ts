@@ -15,6 +15,7 @@ import {
   type SampleResponse,
   type SamplingParams,
   type SaveStateOptions,
+  type ScoringPolicy,
   type TrainingEngine,
 } from '../engine.ts';
 import { CheckpointError, EngineInputError } from '../errors.ts';
@@ -350,9 +351,13 @@ export class TinkerEngine implements TrainingEngine {
    */
   async saveState(dir: string, options: SaveStateOptions = {}): Promise<void> {
     const name = `${checkpointName(options.name ?? dir)}-${randomBytes(3).toString('hex')}`;
-    const result = await this.sequenced<SaveWeightsResult>('save_weights', { path: name });
+    const saved = this.sequenced<SaveWeightsResult>('save_weights', { path: name });
+    const forSampler = options.forSampling ? this.saveWeightsForSampler(name) : undefined;
+    const result = await saved;
     if (typeof result?.path !== 'string') throw malformed('save_weights', 'no path in the result');
+    const samplerPath = await forSampler;
     await writeCheckpointPointer(dir, {
+      ...(samplerPath ? { sampler_path: samplerPath } : {}),
       format: 'sandgym-tinker-checkpoint',
       tinker_path: result.path,
       base_url: this.http.baseUrl,
@@ -429,6 +434,68 @@ export class TinkerEngine implements TrainingEngine {
     await session;
     if (this.weightsVersion === version) this.sampler = { version, sessionId: session };
     return result.path;
+  }
+
+  /**
+   * The frozen policy of a checkpoint saved with `forSampling`, the Tinker cookbook's way: a sampling
+   * session on its sampler weights, asked for prompt logprobs, rather than a second training model on
+   * the server. Undefined for a checkpoint saved without sampler weights.
+   */
+  async samplingPolicy(dir: string): Promise<ScoringPolicy | undefined> {
+    const pointer = await readCheckpointPointer(dir);
+    if (!pointer.sampler_path) return undefined;
+    const session = await this.http.post<CreateSamplingSessionResponse>(
+      'create_sampling_session',
+      {
+        session_id: this.sessionId,
+        sampling_session_seq_id: this.samplingSessionSeq++,
+        model_path: pointer.sampler_path,
+      },
+      this.callOptions(),
+    );
+    const sessionId = session?.sampling_session_id;
+    if (typeof sessionId !== 'string') throw malformed('create_sampling_session', 'no sampling_session_id');
+    return {
+      forward: async (data) => ({
+        loss_fn_output_type: 'cross_entropy',
+        loss_fn_outputs: await Promise.all(data.map((d) => this.scoreDatum(sessionId, d))),
+        metrics: {},
+      }),
+      close: async () => {},
+    };
+  }
+
+  /** A datum's target logprobs as prompt logprobs of its whole sequence (first input token, then targets). */
+  private async scoreDatum(sessionId: string, datum: Datum) {
+    const input = datum.model_input.chunks.flatMap((c) => c.tokens);
+    const targets = datum.loss_fn_inputs.target_tokens.data as number[];
+    const sequence = [input[0]!, ...targets];
+    const future = await this.http.post<FutureResponse>(
+      'asample',
+      {
+        sampling_session_id: sessionId,
+        seq_id: this.sampleSeq++,
+        num_samples: 1,
+        prompt: { chunks: [{ type: 'encoded_text', tokens: sequence }] },
+        sampling_params: { max_tokens: 1 },
+        prompt_logprobs: true,
+      },
+      this.callOptions(),
+    );
+    const wire = await this.result<WireSampleResponse>(future, `asample (prompt logprobs) in ${sessionId}`);
+    const logprobs = wire?.prompt_logprobs?.slice(1);
+    if (!logprobs || logprobs.length !== targets.length || logprobs.some((l) => typeof l !== 'number')) {
+      throw malformed(
+        'asample',
+        `prompt_logprobs must give a number for each of the ${targets.length} targets`,
+      );
+    }
+    const lp = logprobs as number[];
+    const weights = datum.loss_fn_inputs.weights?.data as number[] | undefined;
+    const loss = lp.map((l, j) => -l * (weights?.[j] ?? 1));
+    const tensor = (data: number[]) => ({ data, dtype: 'float32' as const, shape: [data.length] });
+    // Cross-entropy's elementwise loss, as forward would give it.
+    return { logprobs: tensor(lp), elementwise_loss: tensor(loss) };
   }
 
   /** Stops the heartbeats, unloads the model, and aborts whatever is still in flight. */
