@@ -208,6 +208,27 @@ print("FOUND" if found else "CLEAN", found)`;
     await Promise.all([helper.exited, victim.exited]);
   });
 
+  it('ptrace/kill: host processes and the other sandbox are out of sight', async () => {
+    // Host pids of sandgym, of B's pid 1 and of B's holder: none may be signalled, traced or read from A.
+    const targets = [process.pid, b.initPid, b.holder.pid!];
+    const script = `import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+for pid in map(int, sys.argv[1:]):
+    if os.path.exists(f"/proc/{pid}"):
+        continue  # the same number in our own pid namespace: one of our processes, not the host's
+    try:
+        os.kill(pid, 0)
+        print("SIGNALLED", pid)
+    except ProcessLookupError:
+        pass
+    if libc.ptrace(16, pid, None, None) == 0:  # PTRACE_ATTACH
+        print("TRACED", pid)
+print("DONE")`;
+    const r = await a.exec(['python3', '-c', script, ...targets.map(String)]);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'DONE');
+  });
+
   it("ownership: files made inside, and by the file API, are owned by the sandbox's range on the host", async () => {
     await a.writeFile('/root/uploaded', 'data');
     const r = await sh(a, 'touch /made && chown 1000:1001 /made && echo ok');
