@@ -300,7 +300,10 @@ const trainer = section({
   n_gpus_per_node: z.number().int().positive().default(1),
   nnodes: z.number().int().positive().default(1),
   seed: z.number().int().default(1),
-  logger: z.array(z.enum(['console', 'jsonl', 'mlflow'])).default(['console', 'jsonl']),
+  logger: z
+    .array(z.enum(['console', 'jsonl', 'tensorboard', 'mlflow']))
+    .default(['console', 'jsonl', 'tensorboard'])
+    .describe('Where metrics go: jsonl is metrics.jsonl, tensorboard event files in the run directory.'),
   tags: z
     .record(z.string(), z.coerce.string())
     .default({})

@@ -18,6 +18,7 @@ import {
   type MetricsSink,
   MlflowMetrics,
   runTokenizerDir,
+  TensorboardMetrics,
   trainRun,
 } from '../../train/loop/index.ts';
 import { TinkerEngine } from '../../train/tinker/index.ts';
@@ -55,6 +56,7 @@ async function openSession(config: Config, output: string | undefined): Promise<
   const provider = await providerFor(config);
   const sinks: MetricsSink[] = [];
   if (config.trainer.logger.includes('jsonl')) sinks.push(new JsonlMetrics(join(runDir, 'metrics.jsonl')));
+  if (config.trainer.logger.includes('tensorboard')) sinks.push(new TensorboardMetrics(runDir));
   const mlflowUri = process.env.MLFLOW_TRACKING_URI;
   if (mlflowUri && config.trainer.logger.includes('mlflow')) {
     const idFile = join(runDir, 'mlflow-run-id');

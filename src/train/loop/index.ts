@@ -6,4 +6,5 @@ export { fanOut, JsonlMetrics, type MetricsSink, MlflowMetrics } from './metrics
 export { type RunContext, rlLossConfig, seededOrder, sftSequences, validate } from './phases.ts';
 export { buildRlBatch, type ExclusionReason, type RlBatch } from './rl-batch.ts';
 export { runTokenizerDir } from './run-tokenizer.ts';
+export { TensorboardMetrics } from './tensorboard-events.ts';
 export { type Curve, formatCurve, type TrainRunOptions, trainRun } from './train-run.ts';
