@@ -208,7 +208,9 @@ export async function mainJob(overrides: readonly string[], output?: string): Pr
     const tasks = await loadSplits(s);
     const oracleConfig: Config = { ...config, llm: { ...config.llm, backend: 'policy', policy: 'oracle' } };
     const store = TrajectoryStore.open(join(s.runDir, 'sft', 'oracle.jsonl'));
-    const pending = tasks.train.filter((t) => !store.has(`${t.id}#0`)).length;
+    const pending = tasks.train.filter(
+      (t) => (store.get(`${t.id}#0`)?.termination ?? 'error') === 'error',
+    ).length;
     if (pending > 0) {
       s.log(`collecting oracle trajectories for SFT (${pending} episodes)`);
       const progress = createProgress('oracle episodes', pending);
@@ -218,6 +220,8 @@ export async function mainJob(overrides: readonly string[], output?: string): Pr
         samplers: await createSamplerFactory(oracleConfig),
         store,
         signal: s.signal,
+        maxErrorFraction: config.rollout.max_error_fraction,
+        label: 'oracle trajectories for SFT',
         onTrajectory: () => progress.tick(),
       }).run(tasks.train, 1);
       progress.stop();
