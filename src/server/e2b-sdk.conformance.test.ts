@@ -32,7 +32,7 @@ const FEATURES = [
   'background command: list, then kill',
   'commands.kill(pid) right after start leaves nothing running',
   'commands.connect(pid) reattaches to output and exit',
-  'pty.create runs a shell',
+  'pty.create runs a shell, resize resizes it',
   'write and read a file',
   'read bytes',
   'write several files',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isConfigError } from '../errors.ts';
 import {
@@ -26,7 +27,7 @@ const KILL_WAIT_MS = 10_000;
  * envd's `process.Process` service on the Sandbox contract: Start (streamed), List, SendInput,
  * SendSignal, CloseStdin, and Connect (re-attaching to a running process's output and end). Signals
  * reach the process's whole tree (the providers kill by tree). A PTY process runs under `script` (see
- * ptyArgv); it cannot be resized (Update), and there is no client-streamed input (StreamInput).
+ * ptyArgv) and is resized by Update; there is no client-streamed input (StreamInput).
  */
 export async function processCall(
   served: ServedSandbox,
@@ -53,6 +54,9 @@ export async function processCall(
       });
     case 'SendInput':
       await sendInput(find(served, message), message);
+      return sendUnary(res, {});
+    case 'Update':
+      await resize(served, message);
       return sendUnary(res, {});
     case 'CloseStdin': {
       const p = find(served, message);
@@ -95,7 +99,8 @@ async function start(
   const account =
     user === undefined || user === 'root' ? undefined : await sandboxAccount(served.sandbox, user);
   const argv = [config.cmd, ...(config.args ?? [])];
-  const started = pty ? ptyArgv(argv, pty) : argv;
+  const ttyFile = pty ? `/tmp/.sandgym-pty-${randomBytes(8).toString('hex')}` : undefined;
+  const started = pty && ttyFile ? ptyArgv(argv, pty, ttyFile) : argv;
   const cwd = config.cwd ?? account?.home;
   const proc = await served.sandbox
     .spawn(account ? asAccount(started, account) : started, {
@@ -109,8 +114,11 @@ async function start(
         : new RpcError('unavailable', `cannot start the process: ${(e as Error).message}`);
     });
   proc.stdin.on('error', () => {});
-  const entry = served.processes.add(proc, config, tag, stdinOpen, pty !== undefined);
-  void proc.exited.finally(() => served.processes.remove(entry.pid));
+  const entry = served.processes.add(proc, config, tag, stdinOpen, ttyFile);
+  void proc.exited.finally(() => {
+    served.processes.remove(entry.pid);
+    if (ttyFile) void served.sandbox.exec(['rm', '-f', ttyFile], { timeoutMs: 30_000 }).catch(() => {});
+  });
   await streamProcess(entry, res, { deadlineMs, keepaliveMs: keepaliveMs(req) });
 }
 
@@ -134,9 +142,33 @@ function ptySize(value: unknown): { cols: number; rows: number } {
  * A command on a terminal: util-linux `script` (in every Debian image) gives it a pseudo-terminal of
  * the asked size, copies our input to it and its output to us, and exits as the command does.
  */
-function ptyArgv(argv: string[], size: { cols: number; rows: number }): string[] {
-  const command = `stty cols ${size.cols} rows ${size.rows} 2>/dev/null; exec ${argv.map(shellQuote).join(' ')}`;
+function ptyArgv(argv: string[], size: { cols: number; rows: number }, ttyFile: string): string[] {
+  // The terminal's name goes to ttyFile, for resizes (Update).
+  const command =
+    `tty > ${ttyFile}; stty cols ${size.cols} rows ${size.rows} 2>/dev/null; ` +
+    `exec ${argv.map(shellQuote).join(' ')}`;
   return ['script', '-q', '-f', '-e', '-c', command, '/dev/null'];
+}
+
+/** Update (resize): the terminal's new size, which also sends the command SIGWINCH. */
+async function resize(served: ServedSandbox, message: Record<string, unknown>): Promise<void> {
+  const p = find(served, message);
+  if (!p.ttyFile) throw new RpcError('invalid_argument', `process ${p.pid} has no PTY to resize`);
+  const { cols, rows } = ptySize(message.pty);
+  const r = await served.sandbox.exec(
+    // A resize right after the start may come before the command has written its terminal's name.
+    [
+      '/bin/sh',
+      '-c',
+      'for i in $(seq 100); do [ -s "$0" ] && break; sleep 0.05; done; stty -F "$(cat "$0")" cols "$1" rows "$2"',
+      p.ttyFile,
+      String(cols),
+      String(rows),
+    ],
+    { timeoutMs: 30_000 },
+  );
+  if (r.exitCode !== 0)
+    throw new RpcError('internal', `cannot resize the PTY of process ${p.pid}: ${r.stderr.trim()}`);
 }
 
 function parseConfig(p: Record<string, unknown>): ProcessConfig {

@@ -11,6 +11,8 @@ export interface ServedProcess {
   stdinOpen: boolean;
   /** Runs on a pseudo-terminal: its output is sent as `pty` data, its input taken as `pty` input. */
   pty: boolean;
+  /** For a PTY: the file in the sandbox that names its terminal (for resizes). */
+  ttyFile: string | undefined;
 }
 
 /** The running processes of one sandbox, by handle and tag. */
@@ -23,9 +25,17 @@ export class ProcessTable {
     config: ProcessConfig,
     tag: string | undefined,
     stdinOpen: boolean,
-    pty = false,
+    ttyFile?: string,
   ): ServedProcess {
-    const served: ServedProcess = { pid: this.nextPid++, config, tag, proc, stdinOpen, pty };
+    const served: ServedProcess = {
+      pid: this.nextPid++,
+      config,
+      tag,
+      proc,
+      stdinOpen,
+      pty: ttyFile !== undefined,
+      ttyFile,
+    };
     this.byPid.set(served.pid, served);
     return served;
   }

@@ -257,7 +257,7 @@ async function commandChecks(sdk: E2B, sbx: SandboxT, check: Check) {
     const r = await again.wait().catch((e: unknown) => e);
     return [r instanceof CommandExitError && r.exitCode === 4 && r.stdout.includes('late'), String(r)];
   });
-  await check('pty.create runs a shell', async () => {
+  await check('pty.create runs a shell, resize resizes it', async () => {
     let out = '';
     const h = await sbx.pty.create({
       cols: 80,
@@ -266,9 +266,10 @@ async function commandChecks(sdk: E2B, sbx: SandboxT, check: Check) {
         out += new TextDecoder().decode(d);
       },
     });
-    await sbx.pty.sendInput(h.pid, new TextEncoder().encode('echo pty-$((6*7))\nexit\n'));
+    await sbx.pty.resize(h.pid, { cols: 100, rows: 30 });
+    await sbx.pty.sendInput(h.pid, new TextEncoder().encode('echo pty-$((6*7)); stty size\nexit\n'));
     await h.wait().catch(() => {});
-    return [out.includes('pty-42'), out];
+    return [out.includes('pty-42') && out.includes('30 100'), out];
   });
 }
 
