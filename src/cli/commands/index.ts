@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   main: async () => (await import('./train.ts')).registerMainCommand,
   serve: async () => (await import('./serve.ts')).registerServeCommand,
   engine: async () => (await import('./engine.ts')).registerEngineCommand,
+  ui: async () => (await import('./ui.ts')).registerUiCommand,
 };
 
 export async function registerCommands(

@@ -1,0 +1,403 @@
+// sandgym ui: a hash-routed page over the server's JSON endpoints (/api/*). No build step, no CDN.
+
+const main = document.getElementById('main');
+const crumbs = document.getElementById('crumbs');
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v);
+  }
+  for (const c of children.flat())
+    el.append(c instanceof Node ? c : document.createTextNode(String(c ?? '')));
+  return el;
+}
+
+async function api(path, params) {
+  const res = await fetch(`/api/${path}?${new URLSearchParams(params)}`);
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.error || res.statusText);
+  return body;
+}
+
+const pct = (x) => (x == null ? '–' : `${(100 * x).toFixed(1)}%`);
+const route = (...parts) => `#/${parts.map(encodeURIComponent).join('/')}`;
+
+async function render() {
+  const [view, ...args] = location.hash.slice(2).split('/').map(decodeURIComponent);
+  main.replaceChildren('loading…');
+  try {
+    if (view === 'run') await runPage(args[0]);
+    else if (view === 'episodes') await episodesPage(args[0], args[1]);
+    else if (view === 'trajectory') await trajectoryPage(args[0], args[1], args[2]);
+    else await runsPage();
+  } catch (e) {
+    main.replaceChildren(h('p', { class: 'fail' }, `error: ${e.message}`));
+  }
+}
+
+async function runsPage() {
+  crumbs.replaceChildren('runs');
+  const { runs } = await api('runs', {});
+  const picked = new Set();
+  const overlay = h('div', { class: 'charts' });
+  const compare = h('button', { onclick: () => overlayCurves([...picked], overlay) }, 'overlay selected');
+  main.replaceChildren(
+    h(
+      'table',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', {}, ''),
+        h('th', {}, 'run'),
+        h('th', {}, 'kind'),
+        h('th', {}, 'status'),
+        h('th', {}, 'steps'),
+        h('th', {}, 'held-out resolved'),
+        h('th', {}, 'episodes'),
+        h('th', {}, 'updated'),
+      ),
+      runs.map((r) =>
+        h(
+          'tr',
+          { class: 'link', 'data-run': r.id },
+          h(
+            'td',
+            {},
+            h('input', {
+              type: 'checkbox',
+              onclick: (e) => {
+                e.stopPropagation();
+                e.target.checked ? picked.add(r.id) : picked.delete(r.id);
+              },
+            }),
+          ),
+          h('td', { onclick: () => (location.hash = route('run', r.id)) }, r.id),
+          h('td', {}, r.kind),
+          h('td', { class: `status-${r.status}` }, r.status),
+          h('td', {}, r.steps),
+          h('td', {}, pct(r.latestResolvedRate)),
+          h('td', {}, r.episodes),
+          h('td', {}, r.updatedAt.slice(0, 19)),
+        ),
+      ),
+    ),
+    runs.length
+      ? h('div', { class: 'controls' }, compare)
+      : h('p', {}, 'no runs here (a run is a directory with config.yaml)'),
+    overlay,
+  );
+}
+
+/** Metric names in the order people look at them; anything else logged follows. */
+const FIRST = [
+  'val/',
+  'reward/',
+  'actor/loss',
+  'actor/kl',
+  'actor/entropy',
+  'actor/clip_fraction',
+  'response',
+  'perf/',
+];
+
+function metricNames(points) {
+  const names = new Set();
+  for (const p of points)
+    for (const [k, v] of Object.entries(p)) if (k !== 'step' && typeof v === 'number') names.add(k);
+  const rank = (n) => {
+    const i = FIRST.findIndex((f) => n.startsWith(f));
+    return i < 0 ? FIRST.length : i;
+  };
+  return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+function chart(title, xs, series, labels) {
+  const box = h('div', { class: 'chart', 'data-metric': title }, h('h3', {}, title));
+  const opts = {
+    width: 380,
+    height: 200,
+    scales: { x: { time: false } },
+    series: [
+      { label: 'step' },
+      ...labels.map((label, i) => ({ label, stroke: `hsl(${(i * 137) % 360} 70% 45%)`, spanGaps: true })),
+    ],
+    legend: { show: labels.length > 1 },
+  };
+  new uPlot(opts, [xs, ...series], box);
+  return box;
+}
+
+/** Series per metric over the union of steps (null where a run has no value). */
+function curves(runsMetrics, names) {
+  const steps = [
+    ...new Set(
+      runsMetrics.flatMap((m) => m.points.filter((p) => names.some((n) => n in p)).map((p) => p.step)),
+    ),
+  ].sort((a, b) => a - b);
+  return {
+    steps,
+    of: (points, name) =>
+      steps.map((s) => {
+        const p = points.find((q) => q.step === s && name in q);
+        return p ? p[name] : null;
+      }),
+  };
+}
+
+async function runPage(run) {
+  crumbs.replaceChildren(h('a', { href: '#/' }, 'runs'), ` / ${run}`);
+  const [{ metrics }, { sets }] = await Promise.all([api('metrics', { run }), api('sets', { run })]);
+  const charts = h('div', { class: 'charts' });
+  for (const name of metricNames(metrics)) {
+    const c = curves([{ points: metrics }], [name]);
+    charts.append(chart(name, c.steps, [c.of(metrics, name)], [name]));
+  }
+  main.replaceChildren(
+    h('h2', {}, 'episodes'),
+    h(
+      'ul',
+      {},
+      sets.map((s) => h('li', {}, h('a', { href: route('episodes', run, s) }, s))),
+    ),
+    h('h2', {}, 'curves'),
+    metrics.length ? charts : h('p', {}, 'no metrics.jsonl (an evaluation run has none)'),
+  );
+}
+
+async function overlayCurves(runs, into) {
+  const all = await Promise.all(
+    runs.map(async (run) => ({ run, points: (await api('metrics', { run })).metrics })),
+  );
+  into.replaceChildren();
+  const names = [...new Set(all.flatMap((m) => metricNames(m.points)))];
+  for (const name of names) {
+    const c = curves(all, [name]);
+    into.append(
+      chart(
+        name,
+        c.steps,
+        all.map((m) => c.of(m.points, name)),
+        runs,
+      ),
+    );
+  }
+}
+
+async function episodesPage(run, set) {
+  crumbs.replaceChildren(
+    h('a', { href: '#/' }, 'runs'),
+    ' / ',
+    h('a', { href: route('run', run) }, run),
+    ` / ${set}`,
+  );
+  const state = { filter: 'all', sort: 'key', task: '', offset: 0, limit: 50 };
+  const table = h('div');
+  const load = async () => {
+    const page = await api('episodes', { run, set, ...state });
+    const cols = [
+      'task',
+      'sample',
+      'reward',
+      'termination',
+      'turns',
+      'completionTokens',
+      'episodeMs',
+      'llmMs',
+      'sandboxMs',
+      'gradeMs',
+    ];
+    table.replaceChildren(
+      h(
+        'p',
+        { class: 'meta' },
+        `${page.total} episodes; ${state.offset + 1}–${state.offset + page.rows.length}`,
+      ),
+      h(
+        'table',
+        {},
+        h(
+          'tr',
+          {},
+          cols.map((c) => h('th', {}, c)),
+        ),
+        page.rows.map((r) =>
+          h(
+            'tr',
+            { class: 'link', onclick: () => (location.hash = route('trajectory', run, set, r.key)) },
+            cols.map((c) =>
+              h(
+                'td',
+                { class: c === 'reward' ? (r.reward === 1 ? 'pass' : r.reward === 0 ? 'fail' : '') : '' },
+                r[c] ?? 'masked',
+              ),
+            ),
+          ),
+        ),
+      ),
+      h(
+        'div',
+        { class: 'controls' },
+        h(
+          'button',
+          {
+            onclick: () => {
+              state.offset = Math.max(0, state.offset - state.limit);
+              load();
+            },
+          },
+          '‹ prev',
+        ),
+        h(
+          'button',
+          {
+            onclick: () => {
+              if (state.offset + state.limit < page.total) {
+                state.offset += state.limit;
+                load();
+              }
+            },
+          },
+          'next ›',
+        ),
+      ),
+    );
+  };
+  const select = (key, options) =>
+    h(
+      'select',
+      {
+        onchange: (e) => {
+          state[key] = e.target.value;
+          state.offset = 0;
+          load();
+        },
+      },
+      options.map((o) => h('option', { value: o }, o)),
+    );
+  const task = h('input', {
+    placeholder: 'task id',
+    onchange: (e) => {
+      state.task = e.target.value;
+      state.offset = 0;
+      load();
+    },
+  });
+  main.replaceChildren(
+    h(
+      'div',
+      { class: 'controls' },
+      'show',
+      select('filter', ['all', 'failed', 'errored', 'resolved']),
+      'order',
+      select('sort', ['key', 'turns', 'time']),
+      task,
+    ),
+    table,
+  );
+  await load();
+}
+
+function diffView(patch) {
+  return h(
+    'pre',
+    {},
+    patch
+      .split('\n')
+      .map((line) =>
+        h(
+          'span',
+          { class: line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-del' : '' },
+          `${line}\n`,
+        ),
+      ),
+  );
+}
+
+function testsView(grade) {
+  if (!grade || typeof grade !== 'object') return h('p', {}, 'not graded');
+  const rows = [];
+  for (const [label, o] of [
+    ['FAIL_TO_PASS', grade.f2p],
+    ['PASS_TO_PASS', grade.p2p],
+  ]) {
+    for (const t of o?.passed ?? [])
+      rows.push(h('tr', {}, h('td', {}, label), h('td', {}, t), h('td', { class: 'pass' }, 'passed')));
+    for (const t of o?.failed ?? [])
+      rows.push(h('tr', {}, h('td', {}, label), h('td', {}, t), h('td', { class: 'fail' }, 'failed')));
+  }
+  return h(
+    'div',
+    {},
+    h('p', {}, `${grade.status}: ${grade.reason ?? ''}`),
+    h(
+      'table',
+      { class: 'tests' },
+      h('tr', {}, h('th', {}, 'set'), h('th', {}, 'test'), h('th', {}, 'status')),
+      rows,
+    ),
+  );
+}
+
+async function trajectoryPage(run, set, key) {
+  crumbs.replaceChildren(
+    h('a', { href: '#/' }, 'runs'),
+    ' / ',
+    h('a', { href: route('run', run) }, run),
+    ' / ',
+    h('a', { href: route('episodes', run, set) }, set),
+    ` / ${key}`,
+  );
+  const t = await api('trajectory', { run, set, key });
+  let turn = 0;
+  const messages = t.messages.map((m) => {
+    const info = m.role === 'assistant' ? t.turns[turn++] : undefined;
+    const body = h('pre', {}, m.content);
+    const block = h(
+      'div',
+      { class: `turn role-${m.role}` },
+      h(
+        'div',
+        { class: 'meta' },
+        m.role,
+        m.name ? ` (${m.name})` : '',
+        info
+          ? ` · ${info.usage.completionTokens} completion / ${info.usage.promptTokens} prompt tokens · ${info.llmMs} ms LLM, ${info.sandboxMs} ms sandbox`
+          : '',
+        info?.meanLogprob != null ? ` · mean logprob ${info.meanLogprob.toFixed(3)}` : '',
+      ),
+      m.reasoning_content
+        ? h('details', {}, h('summary', {}, 'reasoning'), h('pre', {}, m.reasoning_content))
+        : '',
+      m.role === 'tool' || m.role === 'system'
+        ? h('details', {}, h('summary', {}, `${m.content.length} chars`), body)
+        : body,
+      (m.tool_calls ?? []).map((c) =>
+        h(
+          'pre',
+          { class: 'call' },
+          `→ ${c.function?.name ?? c.name}(${c.function?.arguments ?? c.arguments ?? ''})`,
+        ),
+      ),
+    );
+    return block;
+  });
+  main.replaceChildren(
+    h(
+      'p',
+      {},
+      `task ${t.taskId} · sample ${t.sample} · policy ${t.policy} · ${t.termination}${t.detail ? ` (${t.detail})` : ''} · reward ${t.reward ?? 'masked'} · ${t.timing.episodeMs} ms`,
+    ),
+    h('h2', {}, 'tests'),
+    testsView(t.grade),
+    h('h2', {}, 'diff'),
+    t.patch ? diffView(t.patch) : h('p', {}, 'empty'),
+    h('h2', {}, 'conversation'),
+    messages,
+  );
+}
+
+window.addEventListener('hashchange', render);
+render();

@@ -1,0 +1,191 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { parse } from 'yaml';
+import type { Trajectory } from '../agent/types.ts';
+
+/*
+ * What `sandgym ui` reads from a run directory, as `sandgym run` and `sandgym train`/`main` leave it:
+ * config.yaml (marks a run), summary.json (a finished `run`), metrics.jsonl and curve.json (training;
+ * curve.json is written when training ends), and episodes as JSONL trajectory stores: trajectories.jsonl,
+ * rollouts/step-N.jsonl, validation/<phase>-<step>.jsonl, sft/oracle.jsonl. Only names found by listing
+ * are ever opened, so a request cannot reach outside the runs directory.
+ */
+
+/** A run with no file written for this long and no end marker is taken as stopped, not running. */
+const RUNNING_WINDOW_MS = 10 * 60_000;
+
+export type RunStatus = 'finished' | 'running' | 'stopped';
+
+export interface RunInfo {
+  /** Path under the runs directory, '/'-separated ('.' when the runs directory is itself a run). */
+  id: string;
+  kind: 'run' | 'train';
+  status: RunStatus;
+  /** Last training step in metrics.jsonl (0 for `sandgym run`). */
+  steps: number;
+  /** Latest held-out resolved rate (val/*_resolved_rate), or a `run`'s resolved rate. */
+  latestResolvedRate: number | null;
+  episodes: number;
+  updatedAt: string;
+  config: unknown;
+}
+
+/** Directories under `root` (itself included, three levels down) that hold a config.yaml. */
+export function findRunDirs(root: string, depth = 3): string[] {
+  if (!existsSync(root) || !statSync(root).isDirectory()) return [];
+  if (existsSync(join(root, 'config.yaml'))) return [root];
+  if (depth === 0) return [];
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((d) => findRunDirs(join(root, d.name), depth - 1));
+}
+
+export function runId(root: string, dir: string): string {
+  return relative(root, dir).split(sep).join('/') || '.';
+}
+
+/** Episode sets of a run: names like `trajectories`, `rollouts/step-000003`, `validation/init-0`. */
+export function episodeSets(dir: string): string[] {
+  const sets: string[] = [];
+  if (existsSync(join(dir, 'trajectories.jsonl'))) sets.push('trajectories');
+  for (const sub of ['rollouts', 'validation', 'sft']) {
+    const d = join(dir, sub);
+    if (!existsSync(d)) continue;
+    for (const f of readdirSync(d).sort()) if (f.endsWith('.jsonl')) sets.push(`${sub}/${f.slice(0, -6)}`);
+  }
+  return sets;
+}
+
+export interface MetricPoint {
+  step: number;
+  time: string;
+  [name: string]: number | string;
+}
+
+export function readMetrics(dir: string): MetricPoint[] {
+  return readJsonl<MetricPoint>(join(dir, 'metrics.jsonl'));
+}
+
+export function readTrajectories(dir: string, set: string): Trajectory[] {
+  if (!episodeSets(dir).includes(set)) throw new NotFound(`no episode set ${set}`);
+  return readJsonl<Trajectory>(join(dir, `${set}.jsonl`));
+}
+
+export class NotFound extends Error {}
+
+/** Parsed JSONL, cached by path, size and mtime: a live run's file is reparsed only when it grew. */
+const cache = new Map<string, { key: string; rows: unknown[] }>();
+
+function readJsonl<T>(path: string): T[] {
+  if (!existsSync(path)) return [];
+  const st = statSync(path);
+  const key = `${st.size}:${st.mtimeMs}`;
+  const hit = cache.get(path);
+  if (hit?.key === key) return hit.rows as T[];
+  const rows: unknown[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      rows.push(JSON.parse(line));
+    } catch {
+      // The last line of a file being written may be cut short; the stores drop it the same way.
+    }
+  }
+  cache.set(path, { key, rows });
+  return rows as T[];
+}
+
+function latestMtime(dir: string, names: string[]): number {
+  return Math.max(
+    0,
+    ...names
+      .map((n) => join(dir, n))
+      .filter(existsSync)
+      .map((p) => statSync(p).mtimeMs),
+  );
+}
+
+export function runInfo(root: string, dir: string, now = Date.now()): RunInfo {
+  const config = parse(readFileSync(join(dir, 'config.yaml'), 'utf8')) as unknown;
+  const sets = episodeSets(dir);
+  const metrics = readMetrics(dir);
+  const isTrain = existsSync(join(dir, 'metrics.jsonl')) || existsSync(join(dir, 'rollouts'));
+  const updated = latestMtime(dir, ['config.yaml', 'metrics.jsonl', ...sets.map((s) => `${s}.jsonl`)]);
+  let latestResolvedRate: number | null = null;
+  for (const m of metrics)
+    for (const [k, v] of Object.entries(m))
+      if (/^val\/.*resolved_rate$/.test(k) && typeof v === 'number') latestResolvedRate = v;
+  const summaryPath = join(dir, 'summary.json');
+  if (!isTrain && existsSync(summaryPath)) {
+    const s = JSON.parse(readFileSync(summaryPath, 'utf8')) as { resolvedRate?: number };
+    latestResolvedRate = s.resolvedRate ?? null;
+  }
+  const finished = existsSync(join(dir, isTrain ? 'curve.json' : 'summary.json'));
+  return {
+    id: runId(root, dir),
+    kind: isTrain ? 'train' : 'run',
+    status: finished ? 'finished' : now - updated < RUNNING_WINDOW_MS ? 'running' : 'stopped',
+    steps: Math.max(0, ...metrics.map((m) => m.step)),
+    latestResolvedRate,
+    episodes: sets.reduce((n, s) => n + readJsonl(join(dir, `${s}.jsonl`)).length, 0),
+    updatedAt: new Date(updated).toISOString(),
+    config,
+  };
+}
+
+export interface EpisodeRow {
+  key: string;
+  task: string;
+  sample: number;
+  reward: number | null;
+  termination: string;
+  turns: number;
+  completionTokens: number;
+  episodeMs: number;
+  llmMs: number;
+  sandboxMs: number;
+  gradeMs: number;
+}
+
+export function episodeRow(t: Trajectory): EpisodeRow {
+  const sum = (f: (turn: Trajectory['turns'][number]) => number) => t.turns.reduce((n, x) => n + f(x), 0);
+  return {
+    key: `${t.taskId}#${t.sample}`,
+    task: t.taskId,
+    sample: t.sample,
+    reward: t.reward,
+    termination: t.termination,
+    turns: t.turns.length,
+    completionTokens: sum((x) => x.usage.completionTokens),
+    episodeMs: t.timing.episodeMs,
+    llmMs: sum((x) => x.llmMs),
+    sandboxMs: sum((x) => x.sandboxMs),
+    gradeMs: t.timing.gradeMs,
+  };
+}
+
+export type EpisodeFilter = 'all' | 'failed' | 'errored' | 'resolved';
+
+/** One page of a set's episode table, filtered and ordered (longest first with `sort=turns`). */
+export function episodePage(
+  rows: EpisodeRow[],
+  q: {
+    filter?: EpisodeFilter;
+    task?: string;
+    sort?: 'key' | 'turns' | 'time';
+    offset: number;
+    limit: number;
+  },
+): { total: number; rows: EpisodeRow[] } {
+  let r = rows.filter((x) => {
+    if (q.task && x.task !== q.task) return false;
+    if (q.filter === 'failed') return x.reward === 0;
+    if (q.filter === 'errored') return x.termination === 'error';
+    if (q.filter === 'resolved') return x.reward === 1;
+    return true;
+  });
+  if (q.sort === 'turns') r = [...r].sort((a, b) => b.turns - a.turns);
+  else if (q.sort === 'time') r = [...r].sort((a, b) => b.episodeMs - a.episodeMs);
+  return { total: r.length, rows: r.slice(q.offset, q.offset + q.limit) };
+}
