@@ -225,7 +225,8 @@ async function dockerCli(args: string[]): Promise<string> {
 /**
  * The local sandbox's attack tests (src/sandbox/local/escapes.local.test.ts, the seccomp probe from
  * inside, network.local.test.ts's connections to the host and private ranges, disk.local.test.ts's
- * disk fill), run as a suite: how many attacks were tried and how many were contained (the
+ * disk fill, host-side-attacks.local.test.ts's archives and files made to hurt the host), run as a
+ * suite: how many attacks were tried and how many were contained (the
  * same number, or the sandbox has a hole).
  */
 async function benchEscapes(): Promise<{ escapes_tried: number; escapes_contained: number }> {
@@ -233,7 +234,7 @@ async function benchEscapes(): Promise<{ escapes_tried: number; escapes_containe
   const { readdirSync } = await import('node:fs');
   const dir = new URL('../src/sandbox/local/', import.meta.url).pathname;
   const files = readdirSync(dir)
-    .filter((f) => /^(escapes|seccomp|network|disk)\.local\.test\.ts$/.test(f))
+    .filter((f) => /^(escapes|seccomp|network|disk|host-side-attacks)\.local\.test\.ts$/.test(f))
     .map((f) => join(dir, f));
   const tap = await new Promise<string>((resolve) =>
     execFile(

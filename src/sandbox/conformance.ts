@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isConfigError, isFileTooLargeError, isSandboxError } from '../errors.ts';
-import { runHostSideAttacks } from './host-side-attacks.ts';
 import { killProbe } from './kill-probe.ts';
 import { type CreateSandboxOptions, LABELS, type Sandbox, type SandboxProvider } from './types.ts';
 
@@ -280,8 +279,6 @@ export function runSandboxConformance(target: ConformanceTarget): void {
         }
       });
     });
-
-    runHostSideAttacks(sandbox);
 
     describe('fork and snapshot', () => {
       it('fork(n) gives n independent sandboxes with the current filesystem', async () => {

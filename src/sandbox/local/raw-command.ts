@@ -74,7 +74,11 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
     timedOut = true;
     void killEntered(child, p.group);
   }, p.timeoutMs);
-  const abort = () => void p.group.kill();
+  const abort = () => {
+    void p.group.kill();
+    // The reader that gave up no longer reads: drain what is left, or the pipe never ends (nor 'close').
+    if (p.stdout) child.stdout!.unpipe().resume();
+  };
   p.signal?.addEventListener('abort', abort, { once: true });
   try {
     const exitCode = await new Promise<number>((resolve, reject) => {
