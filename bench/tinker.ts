@@ -10,8 +10,9 @@
  *
  * and the same work on the in-process engine, for what the HTTP path costs. Then, unless
  * BENCH_TINKER_SKIP_TRAIN=1, the local end-to-end test (test/train-tinker.local.test.ts: `sandgym main`
- * with trainer.engine=tinker against `engine serve --compat skyrl`, kill -9 and resume) runs once, and
- * its outcome is `skyrl_mode_train_ok`. Prints medians and ratios; the last line is one line of JSON.
+ * with trainer.engine=tinker against `engine serve --compat skyrl`, kill -9 and resume, then the same
+ * run uninterrupted, whose server-side weights must equal the resumed run's byte for byte) runs once,
+ * and its outcome is `skyrl_mode_train_ok`. Prints medians and ratios; the last line is one line of JSON.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -115,10 +116,11 @@ if (process.env.BENCH_TINKER_SKIP_TRAIN !== '1') {
   const test = spawnSync(process.execPath, ['--import', 'tsx', '--test', 'test/train-tinker.local.test.ts'], {
     cwd: join(import.meta.dirname, '..'),
     encoding: 'utf8',
+    env: { ...process.env, TINKER_TEST_COMPARE_UNINTERRUPTED: '1' },
   });
   skyrlOk = test.status === 0 && /# pass 1/.test(test.stdout) && /# skipped 0/.test(test.stdout);
   console.log(
-    `tiny train in skyrl mode (kill -9 + resume): ${skyrlOk ? 'passed' : `FAILED\n${test.stdout.slice(-2000)}`}`,
+    `tiny train in skyrl mode (kill -9 + resume, same weights as uninterrupted): ${skyrlOk ? 'passed' : `FAILED\n${test.stdout.slice(-2000)}`}`,
   );
 }
 

@@ -96,7 +96,8 @@ describe('sandgym main with trainer.engine=tinker against sandgym engine serve -
     try {
       const env = { ...process.env, TINKER_BASE_URL: server.url };
       const runDir = await mkdtemp(join(tmpdir(), 'sg-train-tinker-'));
-      const args = smallMainArgs(runDir, await microData(4, 2), ARGS);
+      const data = await microData(4, 2);
+      const args = smallMainArgs(runDir, data, ARGS);
       const first = run(args, env);
       // Killed once step 1's checkpoint is complete (`latest` names it), during step 2's rollouts.
       const latest = join(runDir, 'checkpoints', 'latest');
@@ -141,6 +142,23 @@ describe('sandgym main with trainer.engine=tinker against sandgym engine serve -
       // SFT's checkpoint was dropped, and deleted on the server; the KL reference policy stays.
       const steps = onServer.map((n) => n.slice(0, -'-000000'.length)).sort();
       assert.deepEqual(steps, ['reference-policy', 'rl-000001', 'rl-000002']);
+
+      // Costly (a third run), so only in `npm run bench:tinker`: the resumed run ends with the same
+      // server-side weights, optimizer and generator state, byte for byte, as one never interrupted.
+      if (process.env.TINKER_TEST_COMPARE_UNINTERRUPTED === '1') {
+        const wholeDir = await mkdtemp(join(tmpdir(), 'sg-train-tinker-whole-'));
+        const whole = run(smallMainArgs(wholeDir, data, ARGS), env);
+        assert.equal((await whole.exit).code, 0, whole.err());
+        const files = (tinkerPath: string) => {
+          const dir = join(server.weights, ...tinkerPath.slice('tinker://'.length).split('/'));
+          return new Map(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+        };
+        const [a, b] = [files(pointers(wholeDir).get('rl-000002')!), files(kept.get('rl-000002')!)];
+        assert.ok(a.size > 0, 'the checkpoint has files');
+        assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
+        for (const [f, bytes] of a)
+          assert.ok(bytes.equals(b.get(f)!), `${f} differs from the uninterrupted run's`);
+      }
     } finally {
       await server.stop();
     }
