@@ -167,7 +167,7 @@ export function episodeRow(t: Trajectory): EpisodeRow {
 
 export type EpisodeFilter = 'all' | 'failed' | 'errored' | 'resolved';
 
-/** One page of a set's episode table, filtered and ordered (longest first with `sort=turns`). */
+/** One page of a set's episode table, filtered and ordered: by task and sample, or longest first. */
 export function episodePage(
   rows: EpisodeRow[],
   q: {
@@ -187,5 +187,6 @@ export function episodePage(
   });
   if (q.sort === 'turns') r = [...r].sort((a, b) => b.turns - a.turns);
   else if (q.sort === 'time') r = [...r].sort((a, b) => b.episodeMs - a.episodeMs);
+  else r = [...r].sort((a, b) => a.task.localeCompare(b.task) || a.sample - b.sample);
   return { total: r.length, rows: r.slice(q.offset, q.offset + q.limit) };
 }

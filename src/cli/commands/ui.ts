@@ -22,7 +22,11 @@ export function registerUiCommand(program: Command): void {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new ConfigError(`--port ${flags.port}: expected a port number 0-65535`);
-      const ui = await startUiServer({ runsDir, host: flags.host, port });
+      const ui = await startUiServer({ runsDir, host: flags.host, port }).catch((e: Error) => {
+        throw new ConfigError(
+          `cannot listen on ${flags.host}:${port}: ${e.message}; choose another --port or --host`,
+        );
+      });
       process.stdout.write(`sandgym ui: ${ui.url} (runs under ${runsDir}; Ctrl-C stops)\n`);
     });
 }
