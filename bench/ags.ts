@@ -33,7 +33,8 @@ async function server() {
     ags: { keys: AgsKeyStore.of({ [ID]: SECRET }), tools: await ToolStore.open(), region: REGION },
   });
 }
-const client = (url: string) => new AgsClient({ secretId: ID, secretKey: SECRET, region: REGION, endpoint: url });
+const client = (url: string) =>
+  new AgsClient({ secretId: ID, secretKey: SECRET, region: REGION, endpoint: url });
 const timed = async (f: () => Promise<unknown>) => {
   const t0 = performance.now();
   await f();
