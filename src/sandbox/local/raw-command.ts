@@ -57,7 +57,7 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
       if (collected + b.length > cap) {
         overflowed = true;
         chunks.push(b.subarray(0, cap - collected));
-        void p.group.kill();
+        void killEntered(child, p.group);
         return;
       }
       collected += b.length;
@@ -74,11 +74,7 @@ export async function runRawCommand(p: RawCommandParams): Promise<RawResult> {
     timedOut = true;
     void killEntered(child, p.group);
   }, p.timeoutMs);
-  const abort = () => {
-    void p.group.kill();
-    // The reader that gave up no longer reads: drain what is left, or the pipe never ends (nor 'close').
-    if (p.stdout) child.stdout!.unpipe().resume();
-  };
+  const abort = () => void killEntered(child, p.group);
   p.signal?.addEventListener('abort', abort, { once: true });
   try {
     const exitCode = await new Promise<number>((resolve, reject) => {
