@@ -158,10 +158,10 @@ export function episodeRow(t: Trajectory): EpisodeRow {
     termination: t.termination,
     turns: t.turns.length,
     completionTokens: sum((x) => x.usage.completionTokens),
-    episodeMs: t.timing.episodeMs,
-    llmMs: sum((x) => x.llmMs),
-    sandboxMs: sum((x) => x.sandboxMs),
-    gradeMs: t.timing.gradeMs,
+    episodeMs: Math.round(t.timing.episodeMs),
+    llmMs: Math.round(sum((x) => x.llmMs)),
+    sandboxMs: Math.round(sum((x) => x.sandboxMs)),
+    gradeMs: Math.round(t.timing.gradeMs),
   };
 }
 

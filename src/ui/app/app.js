@@ -364,7 +364,7 @@ async function trajectoryPage(run, set, key) {
         m.role,
         m.name ? ` (${m.name})` : '',
         info
-          ? ` · ${info.usage.completionTokens} completion / ${info.usage.promptTokens} prompt tokens · ${info.llmMs} ms LLM, ${info.sandboxMs} ms sandbox`
+          ? ` · ${info.usage.completionTokens} completion / ${info.usage.promptTokens} prompt tokens · ${Math.round(info.llmMs)} ms LLM, ${Math.round(info.sandboxMs)} ms sandbox`
           : '',
         info?.meanLogprob != null ? ` · mean logprob ${info.meanLogprob.toFixed(3)}` : '',
       ),
@@ -388,14 +388,14 @@ async function trajectoryPage(run, set, key) {
     h(
       'p',
       {},
-      `task ${t.taskId} · sample ${t.sample} · policy ${t.policy} · ${t.termination}${t.detail ? ` (${t.detail})` : ''} · reward ${t.reward ?? 'masked'} · ${t.timing.episodeMs} ms`,
+      `task ${t.taskId} · sample ${t.sample} · policy ${t.policy} · ${t.termination}${t.detail ? ` (${t.detail})` : ''} · reward ${t.reward ?? 'masked'} · ${Math.round(t.timing.episodeMs)} ms`,
     ),
     h('h2', {}, 'tests'),
     testsView(t.grade),
     h('h2', {}, 'diff'),
     t.patch ? diffView(t.patch) : h('p', {}, 'empty'),
     h('h2', {}, 'conversation'),
-    messages,
+    ...messages,
   );
 }
 
