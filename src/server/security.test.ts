@@ -471,7 +471,7 @@ describe('sandgym serve upload memory', { skip: skip ?? false, timeout: 300_000 
   });
   after(() => t?.close());
 
-  it('a gzip-bombed multipart upload (256 MiB from < 1 MiB) streams through: the server grows < 96 MiB', async () => {
+  it('a gzip-bombed multipart upload (256 MiB from < 1 MiB) streams through: the server grows < 128 MiB', async () => {
     const inflated = 256 * 1024 * 1024;
     const { contentType, gzipped } = await gzippedMultipart('/dev/null', inflated);
     assert.ok(gzipped.length < 1024 * 1024);
@@ -492,7 +492,7 @@ describe('sandgym serve upload memory', { skip: skip ?? false, timeout: 300_000 
     }
     const grownMiB = (peak - before) / 2 ** 20;
     assert.ok(
-      grownMiB < 96,
+      grownMiB < 128,
       `the server grew by ${grownMiB.toFixed(0)} MiB for a ${inflated >> 20} MiB part`,
     );
   });
