@@ -10,7 +10,7 @@ import {
   resolveHome,
 } from '../../sandbox/images/index.ts';
 import { layersInUse } from '../../sandbox/local/sandbox-dirs.ts';
-import { registerImagesSyncCommand } from './images-sync.ts';
+import { listAgsTools, registerImagesSyncCommand } from './images-ags.ts';
 
 function formatBytes(n: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
@@ -131,8 +131,17 @@ export function registerImagesCommand(program: Command): void {
     });
   images
     .command('list')
-    .description('List cached images: layers, size, creation time, Docker copy.')
-    .action(listImages);
+    .description(
+      'List cached images: layers, size, creation time, Docker copy; with --provider ags, the sandbox tools sandgym made.',
+    )
+    .option(
+      '--provider <name>',
+      'ags: list AgentSandbox tools instead (TENCENTCLOUD_SECRET_ID/KEY, AGS_REGION)',
+    )
+    .option('--region <region>', 'AGS region (default $AGS_REGION)')
+    .action((f: { provider?: string; region?: string }) =>
+      f.provider === undefined ? listImages() : listAgsTools(f),
+    );
   images
     .command('rm')
     .description('Remove images from the local cache (and the Docker copies sandgym imported).')

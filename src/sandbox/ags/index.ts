@@ -11,6 +11,7 @@ export {
   listSandgymTools,
   type SyncResult,
   syncTools,
+  TAG_DATASET,
   TAG_IMAGE,
   TAG_OWNER,
   toolNameFor,

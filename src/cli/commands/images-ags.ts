@@ -1,7 +1,14 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../../errors.ts';
-import { AgsClient, agsSettingsFromEnv, type SyncResult, syncTools } from '../../sandbox/ags/index.ts';
+import {
+  AgsClient,
+  agsSettingsFromEnv,
+  listSandgymTools,
+  type SyncResult,
+  syncTools,
+  TAG_DATASET,
+} from '../../sandbox/ags/index.ts';
 import { resolveHome } from '../../sandbox/images/index.ts';
 import { createProgress } from '../progress.ts';
 import { loadDatasets } from './datasets.ts';
@@ -69,10 +76,13 @@ export function registerImagesSyncCommand(images: Command): void {
 }
 
 export function formatSyncTable(results: readonly SyncResult[]): string {
-  const rows = [
+  return formatTable([
     ['IMAGE', 'TOOL', 'TOOL ID', 'ACTION'],
     ...results.map((r) => [r.image, r.toolName, r.toolId ?? '-', r.action]),
-  ];
+  ]);
+}
+
+function formatTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows
     .map((r) =>
@@ -82,4 +92,17 @@ export function formatSyncTable(results: readonly SyncResult[]): string {
         .trimEnd(),
     )
     .join('\n');
+}
+
+/** `images list --provider ags`: the tools sandgym made, by image. */
+export async function listAgsTools(f: { provider?: string; region?: string }): Promise<void> {
+  if (f.provider !== 'ags')
+    throw new ConfigError(`images list has providers ags or none (the local cache), not "${f.provider}"`);
+  const tools = await listSandgymTools(new AgsClient(agsSettingsFromEnv(process.env, f.region)));
+  const rows = [['IMAGE', 'TOOL', 'TOOL ID', 'STATUS', 'DATASET']];
+  for (const [image, t] of tools) {
+    const dataset = t.Tags?.find((tag) => tag.Key === TAG_DATASET)?.Value ?? '';
+    rows.push([image, t.ToolName ?? '', t.ToolId, t.Status ?? '', dataset]);
+  }
+  process.stdout.write(`${formatTable(rows)}\n`);
 }
