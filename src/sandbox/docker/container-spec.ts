@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import { ConfigError } from '../../errors.ts';
 import type { SandboxLimits } from '../types.ts';
 import { toEnvList } from './env-list.ts';
+import { SANDBOX_SECCOMP_PROFILE } from './seccomp-profile.ts';
 
 /**
  * Pid 1 of every docker sandbox, run as `sh -c INIT_SCRIPT sandgym-init <ttl seconds>`.
@@ -57,6 +58,12 @@ export function containerSpec(input: ContainerSpecInput): Docker.ContainerCreate
     AutoRemove: false,
     // Pid 1 never writes; a log file per container would be pure cost.
     LogConfig: { Type: 'none', Config: {} },
+    // As local sandboxes: no privilege gained through exec (setuid binaries), and the current moby
+    // profile rather than the one this engine shipped with (see seccomp-profile.ts).
+    SecurityOpt: [
+      'no-new-privileges:true',
+      ...(SANDBOX_SECCOMP_PROFILE ? [`seccomp=${SANDBOX_SECCOMP_PROFILE}`] : []),
+    ],
   };
   if (input.storageSizeBytes !== undefined) hostConfig.StorageOpt = { size: String(input.storageSizeBytes) };
   if (input.fileSizeLimitBytes !== undefined) {
