@@ -8,6 +8,7 @@ import { validateTasks } from '../../cli/commands/validate.ts';
 import { AgsClient, syncTools, toolNameFor } from '../../sandbox/ags/index.ts';
 import { createE2BProvider } from '../../sandbox/e2b/index.ts';
 import { localTestSkipReason } from '../../sandbox/local/test-support.ts';
+import { modelCheckingApi } from '../testing/ags-models.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { AgsKeyStore } from './ags-keys.ts';
 import { ToolStore } from './tool-store.ts';
@@ -70,7 +71,8 @@ describe('AGS workflow: sync, then validate through the e2b provider', {
   });
 
   it('starts, lists and stops a sandbox instance of a tool', async () => {
-    const c = api();
+    const modelErrors: string[] = [];
+    const c = modelCheckingApi(api(), modelErrors);
     const taken = { ToolName: 'base', ToolType: 'custom', NetworkConfiguration: { NetworkMode: 'SANDBOX' } };
     await assert.rejects(c.call('CreateSandboxTool', { ...taken, CustomConfiguration: { Image: 'x' } }), {
       code: 'ResourceInUse',
@@ -103,5 +105,6 @@ describe('AGS workflow: sync, then validate through the e2b provider', {
       (await c.call<{ TotalCount: number }>('DescribeSandboxToolList', { ToolIds: [ToolId] })).TotalCount,
       0,
     );
+    assert.deepEqual(modelErrors, [], 'requests and answers have the fields of the published models');
   });
 });

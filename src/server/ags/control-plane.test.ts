@@ -15,6 +15,7 @@ import {
   TAG_OWNER,
   toolNameFor,
 } from '../../sandbox/ags/index.ts';
+import { modelCheckingApi, modelErrors } from '../testing/ags-models.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { AgsKeyStore } from './ags-keys.ts';
 import { AGS_VERSION } from './control-plane.ts';
@@ -150,7 +151,9 @@ describe('sandgym serve: AGS control plane, with the official Tencent Cloud SDK 
   });
 
   it('syncs images to tools: a rerun and a rerun after a crash create nothing twice', async () => {
-    const c = client(t.url);
+    // Every request and answer of the sync has exactly the fields of Tencent's published models.
+    const modelErrorsSeen: string[] = [];
+    const c = modelCheckingApi(client(t.url), modelErrorsSeen);
     const images = ['sandgym/swe-a:latest', 'sandgym/swe-b', 'registry.example:5000/team/swe-c:v1'];
     const mapPath = join(dir, 'tool_mapping.json');
     // A crash after the create of swe-b reached the server and before the map was written: the rerun
@@ -197,5 +200,16 @@ describe('sandgym serve: AGS control plane, with the official Tencent Cloud SDK 
     });
     assert.equal(dry.filter((r) => r.action === 'would create').length, 1);
     assert.equal((await c.call<{ TotalCount: number }>('DescribeSandboxToolList', {})).TotalCount, 3);
+    assert.deepEqual(modelErrorsSeen, [], 'requests and answers have the fields of the published models');
+  });
+
+  it('the model check itself catches a field the model lacks, a missing one, a wrong kind', () => {
+    assert.deepEqual(modelErrors({ ToolId: 'x', RequestId: 'r' }, 'CreateSandboxToolResponse'), []);
+    assert.equal(modelErrors({ ToolId: 'x', Bogus: 1 }, 'CreateSandboxToolResponse').length, 1);
+    assert.equal(modelErrors({}, 'DeleteSandboxToolRequest').length, 1);
+    assert.equal(
+      modelErrors({ SandboxToolSet: [{ ToolId: 1 }] }, 'DescribeSandboxToolListResponse').length,
+      1,
+    );
   });
 });
