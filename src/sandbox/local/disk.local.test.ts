@@ -68,6 +68,17 @@ describe('local sandbox disk', { skip: skip ?? false, timeout: 180_000 }, () => 
     );
   });
 
+  it('gives every one of 128 sandboxes started at once a disk (they take the free loop device in turn)', async () => {
+    // Without the turn-taking, all of them raced for the same free device and some lost 64 times in a row.
+    const started = await Promise.allSettled(
+      Array.from({ length: 128 }, () => provider.create({ image: 'sandgym/base' })),
+    );
+    const failures = started.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
+    await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+    await provider.released();
+    assert.deepEqual(failures.slice(0, 3), []);
+  });
+
   it('keeps at most 16 disk templates, however many sizes callers ask for', async () => {
     for (let k = 0; k < 18; k++) {
       const s = await provider.create({ image: 'sandgym/base', limits: { diskBytes: (40 + k) * MiB } });

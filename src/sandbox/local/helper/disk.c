@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -47,6 +48,12 @@ static void run_mkfs(const char *mkfs, const char *image, uid_t uid, gid_t gid) 
 static int attach_loop(int image_fd, char *device, size_t size) {
   int control = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
   if (control < 0) die(1, "open /dev/loop-control: %s", strerror(errno));
+  /*
+   * Sandboxes starting together all get the same free device and all but one get EBUSY: with 64 at once
+   * the last one lost 64 times (bench:serve's 64 clients failed so). Helpers take turns on a lock of the
+   * control device (released when it is closed); the retries remain for other tools' attaches.
+   */
+  if (flock(control, LOCK_EX) != 0) die(1, "lock /dev/loop-control: %s", strerror(errno));
   struct loop_config config = {.fd = (unsigned)image_fd, .block_size = 4096};
   /*
    * Buffered, not direct I/O: direct I/O would cache the image's pages once instead of twice, but made
