@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -59,11 +59,17 @@ test('runs page lists the runs with status; two selected overlay their curves', 
   await shot('runs');
 });
 
-test('a run in progress: its curves and episode sets', { timeout: 180_000 }, async () => {
+test('a run in progress: its curves, updated live, and episode sets', { timeout: 180_000 }, async () => {
   await page.goto(`${ui.url}#/run/exp%2Ftrain-a`);
   await page.locator('.chart[data-metric="val/init_resolved_rate"] canvas').waitFor();
   await page.locator('.chart[data-metric="reward/resolved_rate"] canvas').waitFor();
   assert.equal(await page.getByRole('link', { name: 'rollouts/step-000001' }).count(), 1);
+  // The run goes on: a new step's metrics appear without a reload.
+  appendFileSync(
+    join(root, 'exp', 'train-a', 'metrics.jsonl'),
+    `${JSON.stringify({ step: 2, time: '2026-11-28T00:02:00Z', 'actor/entropy': 0.7 })}\n`,
+  );
+  await page.locator('.chart[data-metric="actor/entropy"] canvas').waitFor();
   await shot('curves');
 });
 

@@ -74,15 +74,27 @@ export function readTrajectories(dir: string, set: string): Trajectory[] {
 
 export class NotFound extends Error {}
 
-/** Parsed JSONL, cached by path, size and mtime: a live run's file is reparsed only when it grew. */
+/**
+ * Parsed JSONL, cached by path, size and mtime (a live run's file is reparsed only when it grew), for the
+ * few files last read: a long run's episodes together are far larger than memory should hold.
+ */
 const cache = new Map<string, { key: string; rows: unknown[] }>();
+const CACHED_FILES = 8;
+
+function fileKey(path: string): string {
+  const st = statSync(path);
+  return `${st.size}:${st.mtimeMs}`;
+}
 
 function readJsonl<T>(path: string): T[] {
   if (!existsSync(path)) return [];
-  const st = statSync(path);
-  const key = `${st.size}:${st.mtimeMs}`;
+  const key = fileKey(path);
   const hit = cache.get(path);
-  if (hit?.key === key) return hit.rows as T[];
+  cache.delete(path);
+  if (hit?.key === key) {
+    cache.set(path, hit);
+    return hit.rows as T[];
+  }
   const rows: unknown[] = [];
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -93,7 +105,22 @@ function readJsonl<T>(path: string): T[] {
     }
   }
   cache.set(path, { key, rows });
+  if (cache.size > CACHED_FILES) cache.delete(cache.keys().next().value!);
   return rows as T[];
+}
+
+/** Complete lines of a JSONL file (a line cut short has no newline yet), without parsing them. */
+const lineCounts = new Map<string, { key: string; lines: number }>();
+
+function countLines(path: string): number {
+  const key = fileKey(path);
+  const hit = lineCounts.get(path);
+  if (hit?.key === key) return hit.lines;
+  const data = readFileSync(path);
+  let lines = 0;
+  for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) lines++;
+  lineCounts.set(path, { key, lines });
+  return lines;
 }
 
 function latestMtime(dir: string, names: string[]): number {
@@ -128,7 +155,7 @@ export function runInfo(root: string, dir: string, now = Date.now()): RunInfo {
     status: finished ? 'finished' : now - updated < RUNNING_WINDOW_MS ? 'running' : 'stopped',
     steps: Math.max(0, ...metrics.map((m) => m.step)),
     latestResolvedRate,
-    episodes: sets.reduce((n, s) => n + readJsonl(join(dir, `${s}.jsonl`)).length, 0),
+    episodes: sets.reduce((n, s) => n + countLines(join(dir, `${s}.jsonl`)), 0),
     updatedAt: new Date(updated).toISOString(),
     config,
   };

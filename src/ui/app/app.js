@@ -21,6 +21,9 @@ async function api(path, params) {
   return body;
 }
 
+/** How often a shown run's curves are checked for new steps. */
+const LIVE_MS = 5000;
+
 const pct = (x) => (x == null ? '–' : `${(100 * x).toFixed(1)}%`);
 const route = (...parts) => `#/${parts.map(encodeURIComponent).join('/')}`;
 
@@ -165,6 +168,16 @@ async function runPage(run) {
     h('h2', {}, 'curves'),
     metrics.length ? charts : h('p', {}, 'no metrics.jsonl (an evaluation run has none)'),
   );
+  // A run that is training adds lines to metrics.jsonl: redraw when it grew, while this page is shown.
+  const shown = location.hash;
+  const timer = setInterval(async () => {
+    if (location.hash !== shown) return clearInterval(timer);
+    const now = await api('metrics', { run }).catch(() => undefined);
+    if (now && now.metrics.length !== metrics.length && location.hash === shown) {
+      clearInterval(timer);
+      render();
+    }
+  }, LIVE_MS);
 }
 
 async function overlayCurves(runs, into) {
