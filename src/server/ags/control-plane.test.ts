@@ -15,8 +15,10 @@ import {
   TAG_OWNER,
   toolNameFor,
 } from '../../sandbox/ags/index.ts';
+import type { SandboxProvider } from '../../sandbox/index.ts';
+import { KeyStore } from '../api-keys.ts';
+import { SandboxServer } from '../sandbox-server.ts';
 import { modelCheckingApi, modelErrors } from '../testing/ags-models.ts';
-import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { AgsKeyStore } from './ags-keys.ts';
 import { AGS_VERSION } from './control-plane.ts';
 import { ToolStore } from './tool-store.ts';
@@ -25,6 +27,17 @@ const Sign = (signModule as unknown as { default: { sign3(o: Record<string, unkn
 const ID = 'AKIDsandgymTestKey000000000000000000';
 const SECRET = 'sandgymTestSecret000000000000000000';
 const REGION = 'ap-guangzhou';
+/**
+ * The control plane's calls here start no sandbox (ags-workflow.test.ts does, on the local provider), so
+ * this suite runs on any host: a provider that says so if it is ever asked for one.
+ */
+const NO_SANDBOXES: SandboxProvider = {
+  name: 'none',
+  create: () => Promise.reject(new Error('this test starts no sandbox')),
+  hasImage: async () => false,
+  gc: () => Promise.reject(new Error('this test collects nothing')),
+  close: async () => {},
+};
 
 const client = (url: string, o: { id?: string; secret?: string; region?: string } = {}) =>
   new AgsClient(
@@ -73,12 +86,13 @@ async function rawCall(url: string, o: { signedBody: string; sentBody?: string; 
 describe('sandgym serve: AGS control plane, with the official Tencent Cloud SDK as client', {
   timeout: 120_000,
 }, () => {
-  let t: TestServer;
+  let server: SandboxServer;
   let dir: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sandgym-ags-'));
-    t = await startTestServer({
-      keys: [],
+    server = await SandboxServer.start({
+      provider: NO_SANDBOXES,
+      keys: KeyStore.of([]),
       ags: {
         keys: AgsKeyStore.of({ [ID]: SECRET }),
         tools: await ToolStore.open(join(dir, 'tools.json')),
@@ -87,15 +101,16 @@ describe('sandgym serve: AGS control plane, with the official Tencent Cloud SDK 
     });
   });
   after(async () => {
-    await t?.close();
+    await server?.close();
     await rm(dir, { recursive: true, force: true });
   });
 
   it("answers a signed call in Tencent Cloud's envelope", async () => {
-    const r = await client(t.url).call<{ SandboxToolSet: unknown[]; TotalCount: number; RequestId: string }>(
-      'DescribeSandboxToolList',
-      {},
-    );
+    const r = await client(server.url).call<{
+      SandboxToolSet: unknown[];
+      TotalCount: number;
+      RequestId: string;
+    }>('DescribeSandboxToolList', {});
     assert.deepEqual(r.SandboxToolSet, []);
     assert.equal(r.TotalCount, 0);
     assert.match(r.RequestId, /^[0-9a-f-]{36}$/);
@@ -103,29 +118,32 @@ describe('sandgym serve: AGS control plane, with the official Tencent Cloud SDK 
 
   it('refuses a wrong key, a wrong secret, a tampered body, a stale timestamp, another region', async () => {
     const unknown = await callError(
-      client(t.url, { id: 'AKIDnobody0000000000000000000000' }).call('DescribeSandboxToolList', {}),
+      client(server.url, { id: 'AKIDnobody0000000000000000000000' }).call('DescribeSandboxToolList', {}),
     );
     assert.equal(unknown.code, 'AuthFailure.SecretIdNotFound');
     assert.match(unknown.message, /RequestId [0-9a-f-]{36}.*AGS_REGION/);
     const wrong = await callError(
-      client(t.url, { secret: `${SECRET}x` }).call('DescribeSandboxToolList', {}),
+      client(server.url, { secret: `${SECRET}x` }).call('DescribeSandboxToolList', {}),
     );
     assert.equal(wrong.code, 'AuthFailure.SignatureFailure');
-    const good = await rawCall(t.url, { signedBody: '{"Limit":1}' });
+    const good = await rawCall(server.url, { signedBody: '{"Limit":1}' });
     assert.equal(good.Response.Error, undefined, 'the raw request is right when untampered');
-    const tampered = await rawCall(t.url, { signedBody: '{"Limit":1}', sentBody: '{"Limit":2}' });
+    const tampered = await rawCall(server.url, { signedBody: '{"Limit":1}', sentBody: '{"Limit":2}' });
     assert.equal(tampered.Response.Error?.Code, 'AuthFailure.SignatureFailure');
-    const stale = await rawCall(t.url, { signedBody: '{}', timestamp: Math.floor(Date.now() / 1000) - 3600 });
+    const stale = await rawCall(server.url, {
+      signedBody: '{}',
+      timestamp: Math.floor(Date.now() / 1000) - 3600,
+    });
     assert.equal(stale.Response.Error?.Code, 'AuthFailure.SignatureExpire');
     const region = await callError(
-      client(t.url, { region: 'ap-shanghai' }).call('DescribeSandboxToolList', {}),
+      client(server.url, { region: 'ap-shanghai' }).call('DescribeSandboxToolList', {}),
     );
     assert.equal(region.code, 'UnsupportedRegion');
     assert.match(region.message, /AGS_REGION=ap-shanghai/);
   });
 
   it("checks parameters with Tencent Cloud's error codes", async () => {
-    const c = client(t.url);
+    const c = client(server.url);
     assert.equal(
       (await callError(c.call('CreateSandboxTool', { ToolType: 'custom' }))).code,
       'MissingParameter',
@@ -153,7 +171,7 @@ describe('sandgym serve: AGS control plane, with the official Tencent Cloud SDK 
   it('syncs images to tools: a rerun and a rerun after a crash create nothing twice', async () => {
     // Every request and answer of the sync has exactly the fields of Tencent's published models.
     const modelErrorsSeen: string[] = [];
-    const c = modelCheckingApi(client(t.url), modelErrorsSeen);
+    const c = modelCheckingApi(client(server.url), modelErrorsSeen);
     const images = ['sandgym/swe-a:latest', 'sandgym/swe-b', 'registry.example:5000/team/swe-c:v1'];
     const mapPath = join(dir, 'tool_mapping.json');
     // A crash after the create of swe-b reached the server and before the map was written: the rerun
@@ -187,7 +205,7 @@ describe('sandgym serve: AGS control plane, with the official Tencent Cloud SDK 
     const map = JSON.parse(await readFile(mapPath, 'utf8'));
     assert.equal(map['sandgym/swe-a:latest'].tool_name, toolNameFor('sandgym/swe-a'));
     assert.equal(
-      t.server.settings.templates[toolNameFor('sandgym/swe-a')],
+      server.settings.templates[toolNameFor('sandgym/swe-a')],
       'sandgym/swe-a:latest',
       'E2B template',
     );
