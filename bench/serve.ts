@@ -254,8 +254,12 @@ try {
     await probed.close();
   }
 } finally {
-  await viaServer.close();
-  await inProcess.close();
+  // A failed close must not leave the server running (one run's crash left it for an hour).
+  for (const p of [viaServer, inProcess]) {
+    await p
+      .close()
+      .catch((e: unknown) => process.stderr.write(`closing ${p.name}: ${(e as Error).message}\n`));
+  }
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
   stopping = true;
   server.child.kill('SIGTERM');
