@@ -88,6 +88,11 @@ describe('AGS workflow: sync, then validate through the e2b provider', {
       { ToolName: 'base-tool', Timeout: '2m', Metadata: [{ Name: 'who', Value: 'test' }] },
     );
     assert.equal(Instance.Status, 'RUNNING');
+    const again = { ToolName: 'base-tool', ClientToken: 'start-1' };
+    const first = await c.call<{ Instance: { InstanceId: string } }>('StartSandboxInstance', again);
+    const retried = await c.call<{ Instance: { InstanceId: string } }>('StartSandboxInstance', again);
+    assert.equal(retried.Instance.InstanceId, first.Instance.InstanceId, 'a retried start starts nothing');
+    await c.call('StopSandboxInstance', { InstanceId: first.Instance.InstanceId });
     assert.equal(Instance.ToolId, ToolId);
     const listed = await c.call<{
       InstanceSet: { InstanceId: string; Metadata: unknown }[];

@@ -46,6 +46,8 @@ type Params = Record<string, unknown>;
  */
 export class AgsControlPlane {
   private readonly nowS: () => number;
+  /** Instance of each StartSandboxInstance ClientToken (dropped with the server, like its instances). */
+  private readonly startedBy = new Map<string, string>();
 
   constructor(
     private readonly ctx: ServerContext,
@@ -268,6 +270,13 @@ export class AgsControlPlane {
   }
 
   private async startInstance(p: Params, secretId: string): Promise<Params> {
+    // A start retried with its ClientToken answers the instance the first one started, while it lives.
+    const token = optString(p, 'ClientToken', 64);
+    for (const [t, id] of this.startedBy) if (!this.ctx.registry.get(id)) this.startedBy.delete(t);
+    const retried = token === undefined ? undefined : this.startedBy.get(token);
+    if (retried !== undefined && this.ctx.registry.get(retried)) {
+      return { Instance: this.instanceJson(this.ctx.registry.get(retried)!) };
+    }
     const id = optString(p, 'ToolId', 100);
     const name = optString(p, 'ToolName', 100);
     const tool =
@@ -313,6 +322,7 @@ export class AgsControlPlane {
       envVars: {},
       network,
     });
+    if (token !== undefined) this.startedBy.set(token, served.id);
     return { Instance: this.instanceJson(served) };
   }
 
