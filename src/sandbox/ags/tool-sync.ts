@@ -103,8 +103,11 @@ export async function syncTools(o: SyncOptions): Promise<SyncResult[]> {
     });
     return record({ image, toolName, toolId: ToolId, action: 'created' });
   };
-  await pool(images, Math.max(1, o.jobs ?? 4), one);
-  await writing;
+  try {
+    await pool(images, Math.max(1, o.jobs ?? 4), one);
+  } finally {
+    await writing;
+  }
   return results;
 }
 
@@ -151,12 +154,24 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   await rename(`${path}.tmp`, path);
 }
 
+/**
+ * Runs `run` over the items, `jobs` at a time. The first failure stops new starts; the calls in flight
+ * finish (their tools reach the map) before it is thrown.
+ */
 async function pool<T>(items: readonly T[], jobs: number, run: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < items.length) await run(items[next++]!);
+    while (next < items.length && !failure) {
+      try {
+        await run(items[next++]!);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));
+  if (failure) throw failure.error;
 }
 
 function sha256(s: string): string {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 // signing, an old timestamp) and check the server refuses them.
 import signModule from 'tencentcloud-sdk-nodejs-common/tencentcloud/common/sign.js';
 import {
+  type AgsApi,
   type AgsCallError,
   AgsClient,
   clientTokenFor,
@@ -219,6 +220,29 @@ describe('sandgym serve: AGS control plane, with the official Tencent Cloud SDK 
     assert.equal(dry.filter((r) => r.action === 'would create').length, 1);
     assert.equal((await c.call<{ TotalCount: number }>('DescribeSandboxToolList', {})).TotalCount, 3);
     assert.deepEqual(modelErrorsSeen, [], 'requests and answers have the fields of the published models');
+  });
+
+  it('a failed create stops the sync; the tools made before it are in the map, and a rerun finishes', async () => {
+    const c = client(server.url);
+    const images = ['sandgym/fail-a', 'sandgym/fail-b', 'sandgym/fail-c'];
+    const mapPath = join(dir, 'fail-map.json');
+    let creates = 0;
+    const failing: AgsApi = {
+      call: (action, params) =>
+        action === 'CreateSandboxTool' && ++creates === 2
+          ? Promise.reject(new Error('quota exceeded'))
+          : c.call(action, params),
+    };
+    await assert.rejects(
+      syncTools({ api: failing, images, dataset: 'test', mapPath, jobs: 1 }),
+      /quota exceeded/,
+    );
+    assert.deepEqual(Object.keys(JSON.parse(await readFile(mapPath, 'utf8'))), ['sandgym/fail-a:latest']);
+    const rerun = await syncTools({ api: c, images, dataset: 'test', mapPath });
+    assert.deepEqual(
+      rerun.map((r) => r.action),
+      ['reused', 'created', 'created'],
+    );
   });
 
   it('the model check itself catches a field the model lacks, a missing one, a wrong kind', () => {
