@@ -71,9 +71,12 @@ test('a run in progress: its curves, updated live, and episode sets', { timeout:
   );
   await page.locator('.chart[data-metric="actor/entropy"] canvas').waitFor();
   await shot('curves');
+  await page.locator('select').first().selectOption('time');
+  await page.locator('.chart[data-metric="actor/entropy"] canvas').waitFor();
+  assert.match((await page.locator('.chart[data-metric="actor/loss"]').textContent()) ?? '', /actor\/loss/);
 });
 
-test('episode table pages and filters', { timeout: 180_000 }, async () => {
+test("episode table pages, filters, and shows a task's group", { timeout: 180_000 }, async () => {
   await page.goto(`${ui.url}#/episodes/exp%2Ftrain-a/rollouts%2Fstep-000001`);
   await page.getByText('70 episodes; 1–50').waitFor();
   await page.getByRole('button', { name: 'next ›' }).click();
@@ -82,6 +85,20 @@ test('episode table pages and filters', { timeout: 180_000 }, async () => {
   await page.getByText(/^\d+ episodes; 1–\d+$/).waitFor();
   const terminations = await page.locator('tr.link td:nth-child(4)').allTextContents();
   assert.ok(terminations.length > 0 && terminations.every((t) => t === 'error'), terminations.join());
+  await page.locator('select').first().selectOption('all');
+  await page.getByText('70 episodes; 1–50').waitFor();
+  // A task's group: its rollout.n samples side by side.
+  await page.locator('td.group', { hasText: 'task-3' }).first().click();
+  await page.getByText('7 episodes; 1–7').waitFor();
+  assert.deepEqual(await page.locator('tr.link td:nth-child(2)').allTextContents(), [
+    '0',
+    '1',
+    '2',
+    '3',
+    '4',
+    '5',
+    '6',
+  ]);
   await shot('episodes');
 });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { makeFixtureRuns } from './fixture-runs.ts';
 import { startUiServer, type UiServer } from './server.ts';
@@ -46,6 +47,20 @@ test('runs: each run with its kind, status, steps, latest held-out rate and epis
     ],
   );
   assert.deepEqual(runs[0].config, { trainer: { experiment_name: 'train-a' } });
+});
+
+test('a run whose config.yaml is damaged is listed with its error; the others still are', async () => {
+  const bad = join(root, 'zz-bad');
+  mkdirSync(bad);
+  writeFileSync(join(bad, 'config.yaml'), 'a: [unclosed\n');
+  try {
+    const { runs } = await json('/api/runs');
+    assert.equal(runs.length, 4);
+    assert.equal(runs[3].id, 'zz-bad');
+    assert.match(runs[3].error, /flow|unclosed|Missing|end/i);
+  } finally {
+    rmSync(bad, { recursive: true });
+  }
 });
 
 test('metrics and episode sets of a run', async () => {

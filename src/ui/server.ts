@@ -114,7 +114,7 @@ function api(root: string, url: URL): unknown {
   if (!url.pathname.startsWith('/api/')) throw new NotFound(`no page ${url.pathname}`);
   const dirs = findRunDirs(root);
   const q = url.searchParams;
-  if (url.pathname === '/api/runs') return { runs: dirs.map((d) => runInfo(root, d)) };
+  if (url.pathname === '/api/runs') return { runs: dirs.map((d) => runInfoOrError(root, d)) };
   const dir = dirs.find((d) => runId(root, d) === q.get('run'));
   if (!dir) throw new NotFound(`no run ${q.get('run')} under ${root}`);
   switch (url.pathname) {
@@ -138,6 +138,15 @@ function api(root: string, url: URL): unknown {
     }
     default:
       throw new NotFound(`no endpoint ${url.pathname}`);
+  }
+}
+
+/** One unreadable run (a damaged config.yaml) is shown with its error, not a failed list. */
+function runInfoOrError(root: string, dir: string) {
+  try {
+    return runInfo(root, dir);
+  } catch (e) {
+    return { id: runId(root, dir), error: e instanceof Error ? e.message : String(e) };
   }
 }
 

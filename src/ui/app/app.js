@@ -21,6 +21,9 @@ async function api(path, params) {
   return body;
 }
 
+/** The curves' x axis: training step, or wall time (metrics.jsonl's `time`). */
+let xAxis = 'step';
+
 /** How often a shown run's curves are checked for new steps. */
 const LIVE_MS = 5000;
 
@@ -63,28 +66,36 @@ async function runsPage() {
         h('th', {}, 'updated'),
       ),
       runs.map((r) =>
-        h(
-          'tr',
-          { class: 'link', 'data-run': r.id },
-          h(
-            'td',
-            {},
-            h('input', {
-              type: 'checkbox',
-              onclick: (e) => {
-                e.stopPropagation();
-                e.target.checked ? picked.add(r.id) : picked.delete(r.id);
-              },
-            }),
-          ),
-          h('td', { onclick: () => (location.hash = route('run', r.id)) }, r.id),
-          h('td', {}, r.kind),
-          h('td', { class: `status-${r.status}` }, r.status),
-          h('td', {}, r.steps),
-          h('td', {}, pct(r.latestResolvedRate)),
-          h('td', {}, r.episodes),
-          h('td', {}, r.updatedAt.slice(0, 19)),
-        ),
+        r.error
+          ? h(
+              'tr',
+              { 'data-run': r.id },
+              h('td', {}, ''),
+              h('td', {}, r.id),
+              h('td', { class: 'fail', colspan: 6 }, r.error),
+            )
+          : h(
+              'tr',
+              { class: 'link', 'data-run': r.id },
+              h(
+                'td',
+                {},
+                h('input', {
+                  type: 'checkbox',
+                  onclick: (e) => {
+                    e.stopPropagation();
+                    e.target.checked ? picked.add(r.id) : picked.delete(r.id);
+                  },
+                }),
+              ),
+              h('td', { onclick: () => (location.hash = route('run', r.id)) }, r.id),
+              h('td', {}, r.kind),
+              h('td', { class: `status-${r.status}` }, r.status),
+              h('td', {}, r.steps),
+              h('td', {}, pct(r.latestResolvedRate)),
+              h('td', {}, r.episodes),
+              h('td', {}, r.updatedAt.slice(0, 19)),
+            ),
       ),
     ),
     runs.length
@@ -117,14 +128,14 @@ function metricNames(points) {
   return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
-function chart(title, xs, series, labels) {
+function chart(title, xs, series, labels, wallTime = false) {
   const box = h('div', { class: 'chart', 'data-metric': title }, h('h3', {}, title));
   const opts = {
     width: 380,
     height: 200,
-    scales: { x: { time: false } },
+    scales: { x: { time: wallTime } },
     series: [
-      { label: 'step' },
+      { label: wallTime ? 'time' : 'step' },
       ...labels.map((label, i) => ({ label, stroke: `hsl(${(i * 137) % 360} 70% 45%)`, spanGaps: true })),
     ],
     legend: { show: labels.length > 1 },
@@ -154,10 +165,38 @@ async function runPage(run) {
   crumbs.replaceChildren(h('a', { href: '#/' }, 'runs'), ` / ${run}`);
   const [{ metrics }, { sets }] = await Promise.all([api('metrics', { run }), api('sets', { run })]);
   const charts = h('div', { class: 'charts' });
-  for (const name of metricNames(metrics)) {
-    const c = curves([{ points: metrics }], [name]);
-    charts.append(chart(name, c.steps, [c.of(metrics, name)], [name]));
-  }
+  const draw = () => {
+    charts.replaceChildren();
+    for (const name of metricNames(metrics)) {
+      if (xAxis === 'time') {
+        const points = metrics.filter((p) => name in p);
+        charts.append(
+          chart(
+            name,
+            points.map((p) => Date.parse(p.time) / 1000),
+            [points.map((p) => p[name])],
+            [name],
+            true,
+          ),
+        );
+      } else {
+        const c = curves([{ points: metrics }], [name]);
+        charts.append(chart(name, c.steps, [c.of(metrics, name)], [name]));
+      }
+    }
+  };
+  draw();
+  const axis = h(
+    'select',
+    {
+      onchange: (e) => {
+        xAxis = e.target.value;
+        draw();
+      },
+    },
+    ['step', 'time'].map((v) => h('option', { value: v }, v)),
+  );
+  axis.value = xAxis;
   main.replaceChildren(
     h('h2', {}, 'episodes'),
     h(
@@ -166,6 +205,7 @@ async function runPage(run) {
       sets.map((s) => h('li', {}, h('a', { href: route('episodes', run, s) }, s))),
     ),
     h('h2', {}, 'curves'),
+    h('div', { class: 'controls' }, 'x axis', axis),
     metrics.length ? charts : h('p', {}, 'no metrics.jsonl (an evaluation run has none)'),
   );
   // A run that is training adds lines to metrics.jsonl: redraw when it grew, while this page is shown.
@@ -208,6 +248,13 @@ async function episodesPage(run, set) {
   );
   const state = { filter: 'all', sort: 'key', task: '', offset: 0, limit: 50 };
   const table = h('div');
+  const showGroup = (e, taskId) => {
+    e.stopPropagation();
+    state.task = taskId;
+    state.offset = 0;
+    task.value = taskId;
+    load();
+  };
   const load = async () => {
     const page = await api('episodes', { run, set, ...state });
     const cols = [
@@ -243,7 +290,13 @@ async function episodesPage(run, set) {
             cols.map((c) =>
               h(
                 'td',
-                { class: c === 'reward' ? (r.reward === 1 ? 'pass' : r.reward === 0 ? 'fail' : '') : '' },
+                c === 'task'
+                  ? {
+                      class: 'group',
+                      title: "this task's group of samples",
+                      onclick: (e) => showGroup(e, r.task),
+                    }
+                  : { class: c === 'reward' ? (r.reward === 1 ? 'pass' : r.reward === 0 ? 'fail' : '') : '' },
                 r[c] ?? 'masked',
               ),
             ),
