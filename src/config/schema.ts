@@ -356,6 +356,12 @@ const engine = section({
       .nullable()
       .default(null)
       .describe("Context length (default: the server's, else the tokenizer dir's config.json)."),
+    max_concurrent_samples: z
+      .number()
+      .int()
+      .positive()
+      .default(400)
+      .describe('Sampling requests in flight at once (as the Tinker SDK); more wait their turn.'),
   }),
 });
 

@@ -9,6 +9,7 @@ const section = {
   lora_rank: 32,
   tokenizer: null,
   max_context_tokens: null,
+  max_concurrent_samples: 400,
 };
 
 test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the config’s key wins over TINKER_API_KEY', () => {
@@ -17,6 +18,7 @@ test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the 
     apiKey: undefined,
     baseModel: 'reference-tiny',
     loraRank: 32,
+    maxConcurrentSamples: 400,
   });
   const env = { TINKER_BASE_URL: 'https://tinker.example', TINKER_API_KEY: 'tml-env' };
   assert.deepEqual(withoutFunctions(tinkerOptionsFromConfig(section, env)), {
@@ -24,6 +26,7 @@ test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the 
     apiKey: 'tml-env',
     baseModel: 'reference-tiny',
     loraRank: 32,
+    maxConcurrentSamples: 400,
   });
   assert.equal(tinkerOptionsFromConfig({ ...section, api_key: 'tml-config' }, env).apiKey, 'tml-config');
   const skyrl = { ...section, tokenizer: 'Qwen/Qwen3-8B', max_context_tokens: 32_768 };
@@ -32,6 +35,7 @@ test('engine.tinker and the environment: TINKER_BASE_URL overrides the URL, the 
     apiKey: undefined,
     baseModel: 'reference-tiny',
     loraRank: 32,
+    maxConcurrentSamples: 400,
     tokenizer: 'Qwen/Qwen3-8B',
     maxContextTokens: 32_768,
   });

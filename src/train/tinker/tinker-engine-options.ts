@@ -23,6 +23,11 @@ export interface TinkerEngineOptions {
   modelDir?: (id: string) => Promise<string>;
   /** The model's context length, when the server does not say it (SkyRL) or to use less of it. */
   maxContextTokens?: number;
+  /**
+   * Sampling requests (samples and prompt-logprob scoring) in flight at once; more calls wait their
+   * turn. Default 400, as the Tinker SDK.
+   */
+  maxConcurrentSamples?: number;
   /** Deadline of each HTTP attempt. Default 60 s. */
   requestTimeoutMs?: number;
   /** Deadline for one operation's result (the whole retrieve_future wait). Default 1 hour. */
@@ -64,6 +69,7 @@ export function tinkerOptionsFromConfig(
     apiKey: section.api_key ?? (env.TINKER_API_KEY || undefined),
     baseModel: section.base_model,
     loraRank: section.lora_rank,
+    maxConcurrentSamples: section.max_concurrent_samples,
     ...(section.tokenizer ? { tokenizer: section.tokenizer } : {}),
     ...(section.max_context_tokens ? { maxContextTokens: section.max_context_tokens } : {}),
   };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_RETRY_POLICY } from '../../llm/index.ts';
+import { Semaphore } from '../../rollout/index.ts';
 import { VERSION } from '../../version.ts';
 import {
   ADAM_DEFAULTS,
@@ -54,6 +55,12 @@ import { TinkerApiError } from './tinker-api-error.ts';
 import type { TinkerEngineOptions } from './tinker-engine-options.ts';
 import { TinkerHttp } from './tinker-http.ts';
 
+/**
+ * Sampling requests in flight at once by default: the Tinker SDK's sample dispatch semaphore
+ * (`asyncio.Semaphore(400)` in its InternalClientHolder).
+ */
+const MAX_CONCURRENT_SAMPLES = 400;
+
 /** What the engine tells servers it is, in create_session and client/config. */
 const SDK_VERSION = `sandgym/${VERSION}`;
 
@@ -96,6 +103,8 @@ export class TinkerEngine implements TrainingEngine {
   private cannotDelete = false;
   /** Datums and bytes per forward_backward request, from client/config (the SDK's defaults). */
   private chunkLimits = CHUNK_DEFAULTS;
+  /** Sampling requests in flight (post and result), as the SDK's sample dispatch semaphore. */
+  private readonly sampling: Semaphore;
 
   private constructor(private readonly options: TinkerEngineOptions) {
     this.http = new TinkerHttp({
@@ -107,6 +116,13 @@ export class TinkerEngine implements TrainingEngine {
     });
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.loraRank = options.loraRank ?? 32;
+    const maxSamples = options.maxConcurrentSamples ?? MAX_CONCURRENT_SAMPLES;
+    if (!Number.isInteger(maxSamples) || maxSamples < 1) {
+      throw new EngineInputError(
+        `tinker engine: maxConcurrentSamples must be a positive integer, got ${maxSamples}`,
+      );
+    }
+    this.sampling = new Semaphore(maxSamples);
     if (!Number.isInteger(this.loraRank) || this.loraRank < 1) {
       throw new EngineInputError(`tinker engine: loraRank must be a positive integer, got ${this.loraRank}`);
     }
@@ -308,18 +324,20 @@ export class TinkerEngine implements TrainingEngine {
     }
     if (promptTokens.length === 0) throw new EngineInputError('sample: the prompt has no tokens');
     const samplingSessionId = await this.samplingSession();
-    const future = await this.http.post<FutureResponse>(
-      'asample',
-      {
-        sampling_session_id: samplingSessionId,
-        seq_id: this.sampleSeq++,
-        num_samples: numSamples,
-        prompt: { chunks: [{ type: 'encoded_text', tokens: promptTokens }] },
-        sampling_params: samplingParams,
-      },
-      this.callOptions(),
-    );
-    const wire = await this.result<WireSampleResponse>(future, `asample in ${samplingSessionId}`);
+    const wire = await this.sampling.use(async () => {
+      const future = await this.http.post<FutureResponse>(
+        'asample',
+        {
+          sampling_session_id: samplingSessionId,
+          seq_id: this.sampleSeq++,
+          num_samples: numSamples,
+          prompt: { chunks: [{ type: 'encoded_text', tokens: promptTokens }] },
+          sampling_params: samplingParams,
+        },
+        this.callOptions(),
+      );
+      return this.result<WireSampleResponse>(future, `asample in ${samplingSessionId}`);
+    });
     return mapSampleResponse(wire, numSamples);
   }
 
@@ -470,19 +488,21 @@ export class TinkerEngine implements TrainingEngine {
     const input = datum.model_input.chunks.flatMap((c) => c.tokens);
     const targets = datum.loss_fn_inputs.target_tokens.data as number[];
     const sequence = [input[0]!, ...targets];
-    const future = await this.http.post<FutureResponse>(
-      'asample',
-      {
-        sampling_session_id: sessionId,
-        seq_id: this.sampleSeq++,
-        num_samples: 1,
-        prompt: { chunks: [{ type: 'encoded_text', tokens: sequence }] },
-        sampling_params: { max_tokens: 1 },
-        prompt_logprobs: true,
-      },
-      this.callOptions(),
-    );
-    const wire = await this.result<WireSampleResponse>(future, `asample (prompt logprobs) in ${sessionId}`);
+    const wire = await this.sampling.use(async () => {
+      const future = await this.http.post<FutureResponse>(
+        'asample',
+        {
+          sampling_session_id: sessionId,
+          seq_id: this.sampleSeq++,
+          num_samples: 1,
+          prompt: { chunks: [{ type: 'encoded_text', tokens: sequence }] },
+          sampling_params: { max_tokens: 1 },
+          prompt_logprobs: true,
+        },
+        this.callOptions(),
+      );
+      return this.result<WireSampleResponse>(future, `asample (prompt logprobs) in ${sessionId}`);
+    });
     const logprobs = wire?.prompt_logprobs?.slice(1);
     if (!logprobs || logprobs.length !== targets.length || logprobs.some((l) => typeof l !== 'number')) {
       throw malformed(
