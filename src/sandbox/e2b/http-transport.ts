@@ -28,8 +28,24 @@ export class HttpTransport {
     'https:': new https.Agent({ keepAlive: true, maxSockets: 512 }),
   };
 
-  /** Resolves with the response once its headers arrive; its body is the caller's to read or destroy. */
-  request(req: HttpRequest): Promise<IncomingMessage> {
+  /**
+   * Resolves with the response once its headers arrive; its body is the caller's to read or destroy.
+   * A request sent on a pooled connection that the server closed at that moment (its keep-alive timeout)
+   * fails with ECONNRESET before any answer; it is sent again on a fresh connection, as Node's
+   * documentation advises (`reusedSocket`), when its body can be sent twice.
+   */
+  async request(req: HttpRequest): Promise<IncomingMessage> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.send(req);
+      } catch (e) {
+        const stale = (e as { staleSocket?: boolean }).staleSocket === true;
+        if (!stale || attempt >= 2 || req.body instanceof Readable) throw e;
+      }
+    }
+  }
+
+  private send(req: HttpRequest): Promise<IncomingMessage> {
     req.signal?.throwIfAborted();
     const protocol = req.url.protocol;
     if (protocol !== 'http:' && protocol !== 'https:') {
@@ -60,8 +76,11 @@ export class HttpTransport {
         clearTimeout(timer);
         resolve(res);
       });
-      outgoing.once('error', (e) => {
+      outgoing.once('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
+        if (outgoing.reusedSocket && e.code === 'ECONNRESET' && !signal?.aborted) {
+          Object.assign(e, { staleSocket: true });
+        }
         reject(e);
       });
       outgoing.once('close', () => clearTimeout(timer));
