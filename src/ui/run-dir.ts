@@ -217,3 +217,44 @@ export function episodePage(
   else r = [...r].sort((a, b) => a.task.localeCompare(b.task) || a.sample - b.sample);
   return { total: r.length, rows: r.slice(q.offset, q.offset + q.limit) };
 }
+
+/** Wilson's 95% score interval of a binomial rate: stays inside [0, 1] and is honest at 0/n and n/n. */
+export function wilson95(successes: number, n: number): { low: number; high: number } {
+  if (n === 0) return { low: 0, high: 1 };
+  const z = 1.959964;
+  const p = successes / n;
+  const denominator = 1 + (z * z) / n;
+  const center = (p + (z * z) / (2 * n)) / denominator;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denominator;
+  return { low: Math.max(0, center - half), high: Math.min(1, center + half) };
+}
+
+export interface HeldOutPoint {
+  /** The validation's label: `<phase>-<step>` (init-0, sft-40, rl-10). */
+  label: string;
+  resolved: number;
+  /** Episodes with a reward (errors are masked, not failures). */
+  scored: number;
+  rate: number;
+  low: number;
+  high: number;
+}
+
+/** Each validation's held-out resolved rate with its interval, in the order they were run. */
+export function heldOut(dir: string): HeldOutPoint[] {
+  return episodeSets(dir)
+    .filter((s) => s.startsWith('validation/'))
+    .map((s) => ({ s, at: statSync(join(dir, `${s}.jsonl`)).mtimeMs }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ s }) => {
+      const scored = readTrajectories(dir, s).filter((t) => t.reward !== null);
+      const resolved = scored.filter((t) => t.reward === 1).length;
+      return {
+        label: s.slice('validation/'.length),
+        resolved,
+        scored: scored.length,
+        rate: scored.length ? resolved / scored.length : 0,
+        ...wilson95(resolved, scored.length),
+      };
+    });
+}

@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { makeFixtureRuns } from './fixture-runs.ts';
+import { wilson95 } from './run-dir.ts';
 import { startUiServer, type UiServer } from './server.ts';
 
 let root: string;
@@ -61,6 +62,19 @@ test('a run whose config.yaml is damaged is listed with its error; the others st
   } finally {
     rmSync(bad, { recursive: true });
   }
+});
+
+test('held-out rate per validation with its Wilson 95% interval', async () => {
+  const { heldOut } = await json('/api/heldout?run=exp%2Ftrain-a');
+  assert.equal(heldOut.length, 1);
+  const [p] = heldOut;
+  assert.deepEqual([p.label, p.resolved, p.scored, p.rate], ['init-0', 1, 1, 1]);
+  // 1/1: Wilson's interval is [z²/(n+z²)... ] = [0.2065, 1].
+  assert.ok(Math.abs(p.low - 0.2065) < 1e-3 && p.high === 1, JSON.stringify(p));
+  assert.deepEqual(wilson95(0, 0), { low: 0, high: 1 });
+  // 30/100: the textbook value (0.2189, 0.3958).
+  const w = wilson95(30, 100);
+  assert.ok(Math.abs(w.low - 0.2189) < 1e-3 && Math.abs(w.high - 0.3958) < 1e-3, JSON.stringify(w));
 });
 
 test('metrics and episode sets of a run', async () => {

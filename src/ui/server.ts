@@ -11,6 +11,7 @@ import {
   episodeRow,
   episodeSets,
   findRunDirs,
+  heldOut,
   NotFound,
   readMetrics,
   readTrajectories,
@@ -120,6 +121,8 @@ function api(root: string, url: URL): unknown {
   switch (url.pathname) {
     case '/api/metrics':
       return { metrics: readMetrics(dir) };
+    case '/api/heldout':
+      return { heldOut: heldOut(dir) };
     case '/api/sets':
       return { sets: episodeSets(dir) };
     case '/api/episodes':

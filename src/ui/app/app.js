@@ -163,7 +163,11 @@ function curves(runsMetrics, names) {
 
 async function runPage(run) {
   crumbs.replaceChildren(h('a', { href: '#/' }, 'runs'), ` / ${run}`);
-  const [{ metrics }, { sets }] = await Promise.all([api('metrics', { run }), api('sets', { run })]);
+  const [{ metrics }, { sets }, { heldOut }] = await Promise.all([
+    api('metrics', { run }),
+    api('sets', { run }),
+    api('heldout', { run }),
+  ]);
   const charts = h('div', { class: 'charts' });
   const draw = () => {
     charts.replaceChildren();
@@ -204,6 +208,7 @@ async function runPage(run) {
       {},
       sets.map((s) => h('li', {}, h('a', { href: route('episodes', run, s) }, s))),
     ),
+    heldOut.length ? heldOutView(heldOut) : '',
     h('h2', {}, 'curves'),
     h('div', { class: 'controls' }, 'x axis', axis),
     metrics.length ? charts : h('p', {}, 'no metrics.jsonl (an evaluation run has none)'),
@@ -218,6 +223,63 @@ async function runPage(run) {
       render();
     }
   }, LIVE_MS);
+}
+
+/** Held-out resolved rate after each validation, the band its Wilson 95% interval. */
+function heldOutView(points) {
+  const box = h(
+    'div',
+    { class: 'chart', 'data-metric': 'held-out' },
+    h('h3', {}, 'held-out resolved rate (95% interval)'),
+  );
+  const xs = points.map((_, i) => i);
+  new uPlot(
+    {
+      width: 380,
+      height: 200,
+      scales: { x: { time: false }, y: { range: [0, 1] } },
+      axes: [{ values: (_, ticks) => ticks.map((t) => points[t]?.label ?? '') }, {}],
+      series: [
+        { label: 'validation' },
+        { label: 'rate', stroke: '#07a', width: 2 },
+        { label: 'low', stroke: '#07a4', dash: [4, 4] },
+        { label: 'high', stroke: '#07a4', dash: [4, 4] },
+      ],
+      bands: [{ series: [3, 2], fill: '#07a2' }],
+      legend: { show: false },
+    },
+    [xs, points.map((p) => p.rate), points.map((p) => p.low), points.map((p) => p.high)],
+    box,
+  );
+  return h(
+    'div',
+    {},
+    h('h2', {}, 'held out'),
+    h(
+      'div',
+      { class: 'charts' },
+      box,
+      h(
+        'table',
+        { class: 'heldout' },
+        h(
+          'tr',
+          {},
+          ['validation', 'resolved', 'rate', '95% interval'].map((c) => h('th', {}, c)),
+        ),
+        points.map((p) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, p.label),
+            h('td', {}, `${p.resolved}/${p.scored}`),
+            h('td', {}, pct(p.rate)),
+            h('td', {}, `${pct(p.low)}–${pct(p.high)}`),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 async function overlayCurves(runs, into) {
