@@ -10,9 +10,9 @@
  *
  * and the same work on the in-process engine, for what the HTTP path costs. Then, unless
  * BENCH_TINKER_SKIP_TRAIN=1, the local end-to-end test (test/train-tinker.local.test.ts: `sandgym main`
- * with trainer.engine=tinker against `engine serve --compat skyrl`, kill -9 and resume, then the same
- * run uninterrupted, whose server-side weights must equal the resumed run's byte for byte) runs once,
- * and its outcome is `skyrl_mode_train_ok`. Prints medians and ratios; the last line is one line of JSON.
+ * with trainer.engine=tinker against `engine serve` in its default mode and with `--compat skyrl`,
+ * kill -9 and resume, then the same run uninterrupted, whose server-side weights must equal the resumed
+ * run's byte for byte) runs once; its outcomes are `default_mode_train_ok` and `skyrl_mode_train_ok`. Prints medians and ratios; the last line is one line of JSON.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -112,16 +112,20 @@ await server.close();
 await rm(dir, { recursive: true, force: true });
 
 let skyrlOk: boolean | null = null;
+let defaultOk: boolean | null = null;
 if (process.env.BENCH_TINKER_SKIP_TRAIN !== '1') {
   const test = spawnSync(process.execPath, ['--import', 'tsx', '--test', 'test/train-tinker.local.test.ts'], {
     cwd: join(import.meta.dirname, '..'),
     encoding: 'utf8',
     env: { ...process.env, TINKER_TEST_COMPARE_UNINTERRUPTED: '1' },
   });
-  skyrlOk = test.status === 0 && /# pass 1/.test(test.stdout) && /# skipped 0/.test(test.stdout);
+  const passed = (mode: string) => new RegExp(`^\\s*ok \\d+ - ${mode}:`, 'm').test(test.stdout);
+  skyrlOk = passed('--compat skyrl');
+  defaultOk = passed('default mode');
   console.log(
-    `tiny train in skyrl mode (kill -9 + resume, same weights as uninterrupted): ${skyrlOk ? 'passed' : `FAILED\n${test.stdout.slice(-2000)}`}`,
+    `tiny train (kill -9 + resume, same weights as uninterrupted): default mode ${defaultOk ? 'passed' : 'FAILED'}, skyrl mode ${skyrlOk ? 'passed' : 'FAILED'}`,
   );
+  if (!skyrlOk || !defaultOk) console.log(test.stdout.slice(-3000));
 }
 
 const result = {
@@ -133,6 +137,7 @@ const result = {
   ratio_sequential_over_pipelined: Number((median(times.sequential) / median(times.pipelined)).toFixed(2)),
   ratio_pipelined_over_in_process: Number((median(times.pipelined) / median(times.local)).toFixed(2)),
   skyrl_mode_train_ok: skyrlOk,
+  default_mode_train_ok: defaultOk,
 };
 console.log(
   `step (fwd+bwd ${SEQUENCES}×${SEQ_LEN}, optim, save, ${PROMPTS}×${SAMPLES_PER_PROMPT} samples), medians of ${ROUNDS}: ` +

@@ -25,7 +25,8 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env) {
   return { child, exit, out: () => stdout, err: () => stderr };
 }
 
-async function serve(compat: string) {
+/** `sandgym engine serve` in its default mode, or with `--compat <compat>`. */
+async function serve(compat: string | undefined) {
   const weights = await mkdtemp(join(tmpdir(), 'sg-engine-weights-'));
   const server = run([
     CLI,
@@ -37,8 +38,7 @@ async function serve(compat: string) {
     'tiny',
     '--weights-dir',
     weights,
-    '--compat',
-    compat,
+    ...(compat ? ['--compat', compat] : []),
   ]);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
@@ -73,11 +73,8 @@ function pointers(runDir: string): Map<string, string> {
   );
 }
 
-// SkyRL's server names no tokenizer and no context: the settings give them.
 const ARGS = [
   'trainer.engine=tinker',
-  'engine.tinker.tokenizer=sandgym/reference-byte',
-  'engine.tinker.max_context_tokens=1024',
   'trainer.total_training_steps=2',
   'trainer.save_freq=1',
   'trainer.max_ckpt_to_keep=2',
@@ -87,80 +84,108 @@ const ARGS = [
   'algorithm.kl_ctrl.kl_coef=0.05',
 ];
 
-describe('sandgym main with trainer.engine=tinker against sandgym engine serve --compat skyrl', {
+/**
+ * Each of engine serve's modes. The default one answers as hosted Tinker: it names the tokenizer and
+ * the context, keeps gradient clipping. SkyRL's server names neither (the settings give them) and drops
+ * grad_clip_norm, which the run says at the start.
+ */
+const MODES = [
+  { compat: undefined, args: [], dropsGradClip: false },
+  {
+    compat: 'skyrl',
+    args: ['engine.tinker.tokenizer=sandgym/reference-byte', 'engine.tinker.max_context_tokens=1024'],
+    dropsGradClip: true,
+  },
+];
+
+// The two modes' runs go side by side: each waits on round trips and sandboxes much of the time.
+describe('sandgym main with trainer.engine=tinker against sandgym engine serve, in each mode', {
   skip,
   timeout: 900_000,
+  concurrency: true,
 }, () => {
-  it('trains with the KL penalty, survives kill -9, resumes from its last checkpoint, and prunes on the server', async () => {
-    const server = await serve('skyrl');
-    try {
-      const env = { ...process.env, TINKER_BASE_URL: server.url };
-      const runDir = await mkdtemp(join(tmpdir(), 'sg-train-tinker-'));
-      const data = await microData(4, 2);
-      const args = smallMainArgs(runDir, data, ARGS);
-      const first = run(args, env);
-      // Killed once step 1's checkpoint is complete (`latest` names it), during step 2's rollouts.
-      const latest = join(runDir, 'checkpoints', 'latest');
-      const watch = setInterval(() => {
-        if (existsSync(latest) && readFileSync(latest, 'utf8').trim() === 'rl-000001') {
-          clearInterval(watch);
-          first.child.kill('SIGKILL');
-        }
-      }, 20);
-      const ended = await first.exit;
-      clearInterval(watch);
-      assert.equal(ended.signal, 'SIGKILL', `the run ended before it was killed: ${first.err()}`);
-      assert.match(first.err(), /ignores grad_clip_norm/, 'SkyRL drops gradient clipping: said at the start');
-
-      const rerun = run(args, env);
-      const { code } = await rerun.exit;
-      assert.equal(code, 0, rerun.err());
-      assert.match(rerun.err(), /resumed from .*rl-000001: phase rl, step 1/);
-      assert.match(rerun.err(), /rl step 2\/2: reward/);
-
-      const curve = JSON.parse(readFileSync(join(runDir, 'curve.json'), 'utf8')) as { phase: string }[];
-      assert.equal(curve.at(-1)?.phase, 'rl');
-      const rl = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, number>)
-        .filter((m) => 'actor/loss' in m);
-      assert.ok(rl.every((m) => Number.isFinite(m['actor/loss']) && Number.isFinite(m['kl/coef'])));
-
-      // The kept checkpoints point at distinct server-side checkpoints named after their step, which
-      // exist; the ones max_ckpt_to_keep dropped are gone from the server too.
-      const kept = pointers(runDir);
-      assert.deepEqual([...kept.keys()].sort(), ['rl-000001', 'rl-000002']);
-      for (const [name, path] of kept) {
-        assert.match(path, new RegExp(`^tinker://model_\\w+/weights/${name}-[0-9a-f]{6}$`));
-        assert.ok(existsSync(join(server.weights, ...path.slice('tinker://'.length).split('/'))), path);
+  for (const mode of MODES) {
+    it(`${mode.compat ? `--compat ${mode.compat}` : 'default mode'}: trains with the KL penalty, survives kill -9, resumes from its last checkpoint, and prunes on the server`, async () => {
+      const server = await serve(mode.compat);
+      try {
+        await killResumeTrain(server, [...ARGS, ...mode.args], mode.dropsGradClip);
+      } finally {
+        await server.stop();
       }
-      assert.equal(new Set(kept.values()).size, kept.size);
-      const onServer = readdirSync(server.weights).flatMap((m) =>
-        existsSync(join(server.weights, m, 'weights')) ? readdirSync(join(server.weights, m, 'weights')) : [],
-      );
-      // SFT's checkpoint was dropped, and deleted on the server; the KL reference policy stays.
-      const steps = onServer.map((n) => n.slice(0, -'-000000'.length)).sort();
-      assert.deepEqual(steps, ['reference-policy', 'rl-000001', 'rl-000002']);
-
-      // Costly (a third run), so only in `npm run bench:tinker`: the resumed run ends with the same
-      // server-side weights, optimizer and generator state, byte for byte, as one never interrupted.
-      if (process.env.TINKER_TEST_COMPARE_UNINTERRUPTED === '1') {
-        const wholeDir = await mkdtemp(join(tmpdir(), 'sg-train-tinker-whole-'));
-        const whole = run(smallMainArgs(wholeDir, data, ARGS), env);
-        assert.equal((await whole.exit).code, 0, whole.err());
-        const files = (tinkerPath: string) => {
-          const dir = join(server.weights, ...tinkerPath.slice('tinker://'.length).split('/'));
-          return new Map(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
-        };
-        const [a, b] = [files(pointers(wholeDir).get('rl-000002')!), files(kept.get('rl-000002')!)];
-        assert.ok(a.size > 0, 'the checkpoint has files');
-        assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
-        for (const [f, bytes] of a)
-          assert.ok(bytes.equals(b.get(f)!), `${f} differs from the uninterrupted run's`);
-      }
-    } finally {
-      await server.stop();
-    }
-  });
+    });
+  }
 });
+
+async function killResumeTrain(
+  server: { url: string; weights: string },
+  overrides: string[],
+  dropsGradClip: boolean,
+): Promise<void> {
+  const env = { ...process.env, TINKER_BASE_URL: server.url };
+  const runDir = await mkdtemp(join(tmpdir(), 'sg-train-tinker-'));
+  const data = await microData(4, 2);
+  const args = smallMainArgs(runDir, data, overrides);
+  const first = run(args, env);
+  // Killed once step 1's checkpoint is complete (`latest` names it), during step 2's rollouts.
+  const latest = join(runDir, 'checkpoints', 'latest');
+  const watch = setInterval(() => {
+    if (existsSync(latest) && readFileSync(latest, 'utf8').trim() === 'rl-000001') {
+      clearInterval(watch);
+      first.child.kill('SIGKILL');
+    }
+  }, 20);
+  const ended = await first.exit;
+  clearInterval(watch);
+  assert.equal(ended.signal, 'SIGKILL', `the run ended before it was killed: ${first.err()}`);
+  if (dropsGradClip) {
+    assert.match(first.err(), /ignores grad_clip_norm/, 'SkyRL drops gradient clipping: said at the start');
+  } else assert.doesNotMatch(first.err(), /ignores grad_clip_norm/);
+
+  const rerun = run(args, env);
+  const { code } = await rerun.exit;
+  assert.equal(code, 0, rerun.err());
+  assert.match(rerun.err(), /resumed from .*rl-000001: phase rl, step 1/);
+  assert.match(rerun.err(), /rl step 2\/2: reward/);
+
+  const curve = JSON.parse(readFileSync(join(runDir, 'curve.json'), 'utf8')) as { phase: string }[];
+  assert.equal(curve.at(-1)?.phase, 'rl');
+  const rl = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, number>)
+    .filter((m) => 'actor/loss' in m);
+  assert.ok(rl.every((m) => Number.isFinite(m['actor/loss']) && Number.isFinite(m['kl/coef'])));
+
+  // The kept checkpoints point at distinct server-side checkpoints named after their step, which
+  // exist; the ones max_ckpt_to_keep dropped are gone from the server too.
+  const kept = pointers(runDir);
+  assert.deepEqual([...kept.keys()].sort(), ['rl-000001', 'rl-000002']);
+  for (const [name, path] of kept) {
+    assert.match(path, new RegExp(`^tinker://model_\\w+/weights/${name}-[0-9a-f]{6}$`));
+    assert.ok(existsSync(join(server.weights, ...path.slice('tinker://'.length).split('/'))), path);
+  }
+  assert.equal(new Set(kept.values()).size, kept.size);
+  const onServer = readdirSync(server.weights).flatMap((m) =>
+    existsSync(join(server.weights, m, 'weights')) ? readdirSync(join(server.weights, m, 'weights')) : [],
+  );
+  // SFT's checkpoint was dropped, and deleted on the server; the KL reference policy stays.
+  const steps = onServer.map((n) => n.slice(0, -'-000000'.length)).sort();
+  assert.deepEqual(steps, ['reference-policy', 'rl-000001', 'rl-000002']);
+
+  // Costly (a third run), so only in `npm run bench:tinker`: the resumed run ends with the same
+  // server-side weights, optimizer and generator state, byte for byte, as one never interrupted.
+  if (process.env.TINKER_TEST_COMPARE_UNINTERRUPTED === '1') {
+    const wholeDir = await mkdtemp(join(tmpdir(), 'sg-train-tinker-whole-'));
+    const whole = run(smallMainArgs(wholeDir, data, overrides), env);
+    assert.equal((await whole.exit).code, 0, whole.err());
+    const files = (tinkerPath: string) => {
+      const dir = join(server.weights, ...tinkerPath.slice('tinker://'.length).split('/'));
+      return new Map(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+    };
+    const [a, b] = [files(pointers(wholeDir).get('rl-000002')!), files(kept.get('rl-000002')!)];
+    assert.ok(a.size > 0, 'the checkpoint has files');
+    assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
+    for (const [f, bytes] of a)
+      assert.ok(bytes.equals(b.get(f)!), `${f} differs from the uninterrupted run's`);
+  }
+}
