@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { exportHtml } from './export.ts';
 import { makeFixtureRuns } from './fixture-runs.ts';
 import { startUiServer, type UiServer } from './server.ts';
 
@@ -119,4 +120,18 @@ test('a trajectory shows the tests, the diff and the turns', { timeout: 180_000 
     /→ bash\(\{"command":"ls"\}\)/,
   );
   await shot('trajectory');
+});
+
+test('the file sandgym ui --export writes works opened from disk', { timeout: 180_000 }, async () => {
+  const file = join(root, 'export.html');
+  writeFileSync(file, exportHtml(root));
+  await page.goto(`file://${file}`);
+  await page.locator('tr[data-run="exp/train-a"]').waitFor();
+  await page.goto(`file://${file}#/episodes/exp%2Ftrain-a/rollouts%2Fstep-000001`);
+  await page.getByText('70 episodes; 1–50').waitFor();
+  await page.locator('select').first().selectOption('resolved');
+  await page.getByText('24 episodes; 1–24').waitFor();
+  await page.locator('tr.link').first().click();
+  await page.locator('.diff-add', { hasText: '+x = 2' }).waitFor();
+  await shot('export-trajectory');
 });

@@ -3,7 +3,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { makeFixtureRuns } from './fixture-runs.ts';
+import { exportHtml } from './export.ts';
+import { episode, makeFixtureRuns } from './fixture-runs.ts';
 import { wilson95 } from './run-dir.ts';
 import { startUiServer, type UiServer } from './server.ts';
 
@@ -196,4 +197,25 @@ test('bound beyond loopback: every request needs the printed token (query or the
   } finally {
     await wide.close();
   }
+});
+
+test('--export: one file, nothing loaded from elsewhere, a trajectory cannot close its script element', async () => {
+  const evil = join(root, 'zz-evil');
+  mkdirSync(evil);
+  writeFileSync(join(evil, 'config.yaml'), '{}\n');
+  const t = { ...episode('e1', 0, 0, 1), patch: '+</script><script>alert(1)</script>' };
+  writeFileSync(join(evil, 'trajectories.jsonl'), `${JSON.stringify(t)}\n`);
+  let html: string;
+  try {
+    html = exportHtml(root);
+  } finally {
+    rmSync(evil, { recursive: true });
+  }
+  assert.match(html, /alert\(1\)/);
+  assert.doesNotMatch(html, /<script src|<link /);
+  assert.doesNotMatch(html, /(?:src|href)="https?:/);
+  assert.match(html, /window\.SANDGYM_EXPORT = /);
+  assert.match(html, /tests\/test_a\.py::test_fix/);
+  // Every </script> in the file is one of the three the page itself has.
+  assert.equal(html.match(/<\/script>/g)?.length, 3);
 });

@@ -41,7 +41,7 @@ const APP_DIR = new URL('./app/', import.meta.url).pathname;
 const UPLOT_DIR = dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'));
 
 /** The app's files: a fixed table, so no request path is ever joined onto the file system. */
-const ASSETS: Record<string, { file: string; type: string }> = {
+export const ASSETS: Record<string, { file: string; type: string }> = {
   '/': { file: join(APP_DIR, 'index.html'), type: 'text/html; charset=utf-8' },
   '/app.js': { file: join(APP_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: join(APP_DIR, 'app.css'), type: 'text/css; charset=utf-8' },

@@ -1,10 +1,14 @@
+import { statSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../../errors.ts';
+import { exportHtml } from '../../ui/export.ts';
+import { findRunDirs } from '../../ui/run-dir.ts';
 import { startUiServer } from '../../ui/server.ts';
 
 interface UiFlags {
   port: string;
   host: string;
+  export?: string;
 }
 
 export function registerUiCommand(program: Command): void {
@@ -18,7 +22,20 @@ export function registerUiCommand(program: Command): void {
     .argument('[runs-dir]', 'directory of runs (sandgym run and train output), or one run', 'runs')
     .option('--port <n>', 'port (0: any free one)', '6007')
     .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option(
+      '--export <file.html>',
+      'write one self-contained HTML file of the runs (episodes included) and exit',
+    )
     .action(async (runsDir: string, flags: UiFlags) => {
+      if (flags.export) {
+        if (findRunDirs(runsDir).length === 0)
+          throw new ConfigError(`no runs under ${runsDir} (a run has config.yaml)`);
+        writeFileSync(flags.export, exportHtml(runsDir));
+        process.stdout.write(
+          `sandgym ui: wrote ${flags.export} (${(statSync(flags.export).size / 1e6).toFixed(1)} MB)\n`,
+        );
+        return;
+      }
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new ConfigError(`--port ${flags.port}: expected a port number 0-65535`);

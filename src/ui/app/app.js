@@ -15,6 +15,7 @@ function h(tag, attrs = {}, ...children) {
 }
 
 async function api(path, params) {
+  if (window.SANDGYM_EXPORT) return exported(window.SANDGYM_EXPORT, path, params);
   const res = await fetch(`/api/${path}?${new URLSearchParams(params)}`);
   const body = await res.json();
   if (!res.ok) throw new Error(body.error || res.statusText);
@@ -26,6 +27,38 @@ let xAxis = 'step';
 
 /** How often a shown run's curves are checked for new steps. */
 const LIVE_MS = 5000;
+
+/**
+ * The answers of a page written by `sandgym ui --export`: the same JSON the server gives, embedded. Episode
+ * tables are filtered and paged here as the server's episodePage does (run-dir.ts).
+ */
+function exported(data, path, q) {
+  if (path === 'runs') return { runs: data.runs };
+  const run = data.byRun[q.run];
+  if (!run) throw new Error(`no run ${q.run} in this file`);
+  if (path === 'metrics' || path === 'sets' || path === 'heldout') return run[path];
+  const set = run.episodes[q.set];
+  if (!set) throw new Error(`no episode set ${q.set}`);
+  if (path === 'trajectory') {
+    const t = set.trajectories[q.key];
+    if (!t) throw new Error(`no episode ${q.key}`);
+    return t;
+  }
+  let rows = set.rows.filter(
+    (x) =>
+      (!q.task || x.task === q.task) &&
+      (q.filter === 'failed'
+        ? x.reward === 0
+        : q.filter === 'errored'
+          ? x.termination === 'error'
+          : q.filter === 'resolved'
+            ? x.reward === 1
+            : true),
+  );
+  if (q.sort === 'turns') rows = [...rows].sort((a, b) => b.turns - a.turns);
+  else if (q.sort === 'time') rows = [...rows].sort((a, b) => b.episodeMs - a.episodeMs);
+  return { total: rows.length, rows: rows.slice(q.offset, q.offset + q.limit) };
+}
 
 const pct = (x) => (x == null ? '–' : `${(100 * x).toFixed(1)}%`);
 const route = (...parts) => `#/${parts.map(encodeURIComponent).join('/')}`;
