@@ -4,10 +4,11 @@ import { ConfigError, errorMessage } from '../../errors.ts';
 import { connectDocker } from '../../sandbox/images/index.ts';
 import { createProvider, type GcOptions, type GcReport } from '../../sandbox/index.ts';
 import { providerOptions } from '../provider.ts';
+import { gcAgsCommand } from './images-ags.ts';
 
 const GC_PROVIDERS = ['local', 'docker'] as const;
-/** e2b is collected on request (`--provider e2b`), as it needs E2B_API_KEY and a reachable API. */
-const KNOWN = [...GC_PROVIDERS, 'e2b'] as const;
+/** e2b and ags are collected on request (`--provider e2b|ags`), as they need credentials and an API. */
+const KNOWN = [...GC_PROVIDERS, 'e2b', 'ags'] as const;
 
 export interface GcOutcome {
   reports: GcReport[];
@@ -67,13 +68,14 @@ export function registerGcCommand(program: Command): void {
     .description(
       'Remove sandboxes (containers, mounts, processes, cgroups, dirs) of dead runs or past their TTL.',
     )
-    .option('--provider <name>', 'local, docker, e2b, or all (local and docker)', 'all')
+    .option('--provider <name>', 'local, docker, e2b, ags, or all (local and docker)', 'all')
     .option('--all', 'remove every sandgym sandbox, even of live runs')
     .action(async (opts: { provider: string; all?: boolean }) => {
       const names = opts.provider === 'all' ? GC_PROVIDERS : [opts.provider];
       if (!names.every((n) => (KNOWN as readonly string[]).includes(n))) {
         throw new ConfigError(`unknown provider "${opts.provider}" for gc; valid: ${KNOWN.join(', ')}, all`);
       }
+      if (opts.provider === 'ags') return gcAgsCommand(opts.all ?? false);
       printOutcome(await gcProviders(names, { all: opts.all ?? false }));
     });
 }

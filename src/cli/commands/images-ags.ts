@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors.ts';
 import {
   AgsClient,
   agsSettingsFromEnv,
+  gcAgs,
   listSandgymTools,
   type SyncResult,
   syncTools,
@@ -105,4 +106,13 @@ export async function listAgsTools(f: { provider?: string; region?: string }): P
     rows.push([image, t.ToolName ?? '', t.ToolId, t.Status ?? '', dataset]);
   }
   process.stdout.write(`${formatTable(rows)}\n`);
+}
+
+/** `gc --provider ags`: instances of sandgym's tools that no live run owns; with --all, the tools too. */
+export async function gcAgsCommand(all: boolean): Promise<void> {
+  const r = await gcAgs(new AgsClient(agsSettingsFromEnv(process.env)), { all });
+  process.stdout.write(
+    `ags: stopped ${r.stopped.length} instance(s)${r.stopped.length ? `: ${r.stopped.join(' ')}` : ''}; ` +
+      `kept ${r.kept} of live runs; deleted ${r.deletedTools.length} tool(s)${all ? '' : ' (tools go only with --all)'}\n`,
+  );
 }

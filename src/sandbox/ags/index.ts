@@ -6,6 +6,7 @@ export {
   type AgsSettings,
   agsSettingsFromEnv,
 } from './ags-client.ts';
+export { type AgsGcReport, gcAgs } from './tool-gc.ts';
 export {
   clientTokenFor,
   listSandgymTools,

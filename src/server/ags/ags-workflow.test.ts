@@ -5,9 +5,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureTaskImages, loadDatasets } from '../../cli/commands/datasets.ts';
 import { validateTasks } from '../../cli/commands/validate.ts';
-import { AgsClient, syncTools, toolNameFor } from '../../sandbox/ags/index.ts';
+import { AgsClient, gcAgs, syncTools, toolNameFor } from '../../sandbox/ags/index.ts';
 import { createE2BProvider } from '../../sandbox/e2b/index.ts';
 import { localTestSkipReason } from '../../sandbox/local/test-support.ts';
+import { bootId, currentRunId, formatRunId, hostId } from '../../sandbox/owner.ts';
+import { LABELS } from '../../sandbox/types.ts';
 import { modelCheckingApi } from '../testing/ags-models.ts';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { AgsKeyStore } from './ags-keys.ts';
@@ -111,5 +113,44 @@ describe('AGS workflow: sync, then validate through the e2b provider', {
       0,
     );
     assert.deepEqual(modelErrors, [], 'requests and answers have the fields of the published models');
+  });
+
+  it("gc stops the instances of dead runs, keeps live runs' and others'; --all deletes tools left unused", async () => {
+    const c = api();
+    const make = async (name: string) =>
+      (
+        await c.call<{ ToolId: string }>('CreateSandboxTool', {
+          ToolName: name,
+          ToolType: 'custom',
+          NetworkConfiguration: { NetworkMode: 'SANDBOX' },
+          Tags: [
+            { Key: 'sandgym-owner', Value: 'sandgym' },
+            { Key: 'sandgym-image', Value: `sandgym/${name}` },
+          ],
+          CustomConfiguration: { Image: 'sandgym/base' },
+        })
+      ).ToolId;
+    const [mine, shared] = [await make('gc-mine'), await make('gc-shared')];
+    const start = async (ToolId: string, run?: string) =>
+      (
+        await c.call<{ Instance: { InstanceId: string } }>('StartSandboxInstance', {
+          ToolId,
+          Metadata: run === undefined ? [] : [{ Name: LABELS.run, Value: run }],
+        })
+      ).Instance.InstanceId;
+    // A run of this boot whose process is gone: same host and boot, a pid start time no process has.
+    const dead = formatRunId({ host: hostId(), boot: bootId(), pid: process.pid, start: 1 });
+    const deadOne = await start(mine, dead);
+    const liveOne = await start(mine, currentRunId());
+    const foreign = await start(shared);
+    const first = await gcAgs(c);
+    assert.deepEqual(first, { stopped: [deadOne], kept: 1, deletedTools: [] });
+    const all = await gcAgs(c, { all: true });
+    assert.deepEqual(all.stopped, [liveOne]);
+    assert.ok(
+      all.deletedTools.includes(mine) && !all.deletedTools.includes(shared),
+      'a tool in use by others stays',
+    );
+    await c.call('StopSandboxInstance', { InstanceId: foreign });
   });
 });
