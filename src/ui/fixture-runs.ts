@@ -38,7 +38,13 @@ export function episode(taskId: string, sample: number, reward: number | null, t
             },
           ],
         },
-        { role: 'tool' as const, content: 'a.py', tool_call_id: `c${i}`, name: 'bash' },
+        {
+          role: 'tool' as const,
+          // The second observation was cut as truncate-observation.ts cuts long output.
+          content: i === 1 ? 'a.py\n<response clipped: 900 characters omitted>\nb.py' : 'a.py',
+          tool_call_id: `c${i}`,
+          name: 'bash',
+        },
       ]).flat(),
     ],
     turns: Array.from({ length: turns }, () => ({

@@ -115,6 +115,7 @@ test('a trajectory shows the tests, the diff and the turns', { timeout: 180_000 
     tests.join('\n'),
   );
   assert.equal(await page.locator('.turn.role-assistant').count(), 3);
+  assert.equal(await page.locator('summary.clipped').count(), 1);
   assert.match(
     (await page.locator('.turn.role-assistant').first().textContent()) ?? '',
     /→ bash\(\{"command":"ls"\}\)/,

@@ -533,7 +533,15 @@ async function trajectoryPage(run, set, key) {
         ? h('details', {}, h('summary', {}, 'reasoning'), h('pre', {}, m.reasoning_content))
         : '',
       m.role === 'tool' || m.role === 'system'
-        ? h('details', {}, h('summary', {}, `${m.content.length} chars`), body)
+        ? h(
+            'details',
+            {},
+            // truncate-observation.ts's marker: the model saw only the head and tail of this output.
+            m.content.includes('\n<response clipped: ')
+              ? h('summary', { class: 'clipped' }, `${m.content.length} chars, truncated`)
+              : h('summary', {}, `${m.content.length} chars`),
+            body,
+          )
         : body,
       (m.tool_calls ?? []).map((c) =>
         h(
