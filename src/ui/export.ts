@@ -9,6 +9,7 @@ import {
   readTrajectories,
   runId,
   runInfo,
+  summarizeSteps,
 } from './run-dir.ts';
 import { ASSETS, trajectoryView } from './server.ts';
 
@@ -35,6 +36,7 @@ export function exportHtml(root: string): string {
       metrics: { metrics: readMetrics(dir) },
       sets: { sets: episodeSets(dir) },
       heldout: { heldOut: heldOut(dir) },
+      steps: { steps: summarizeSteps(dir) },
       episodes,
     };
   }

@@ -66,6 +66,11 @@ test('a run in progress: its curves, updated live, and episode sets', { timeout:
   await page.locator('.chart[data-metric="reward/resolved_rate"] canvas').waitFor();
   assert.equal(await page.getByRole('link', { name: 'rollouts/step-000001' }).count(), 1);
   await page.locator('.chart[data-metric="held-out"] canvas').waitFor();
+  assert.match(
+    (await page.locator('.chart[data-metric="terminations"]').textContent()) ?? '',
+    /error[\s\S]*submitted/,
+  );
+  await page.locator('.chart[data-metric^="episode time"] canvas').waitFor();
   assert.match((await page.locator('table.heldout').textContent()) ?? '', /init-01\/1100\.0%20\.\d%–100\.0%/);
   // The run goes on: a new step's metrics appear without a reload.
   appendFileSync(

@@ -258,3 +258,45 @@ export function heldOut(dir: string): HeldOutPoint[] {
       };
     });
 }
+
+export interface StepSummary {
+  step: number;
+  episodes: number;
+  terminations: Record<string, number>;
+  /** Mean per episode, ms: time in the LLM, in the sandbox, grading. */
+  llmMs: number;
+  sandboxMs: number;
+  gradeMs: number;
+}
+
+const stepSummaryCache = new Map<string, { key: string; summary: StepSummary }>();
+
+/**
+ * Per RL step, from its episodes: termination reasons and where an episode's time went. Each step's file is
+ * parsed once (its summary cached by size and mtime), not kept.
+ */
+export function summarizeSteps(dir: string): StepSummary[] {
+  return episodeSets(dir)
+    .filter((s) => s.startsWith('rollouts/step-'))
+    .map((set) => {
+      const path = join(dir, `${set}.jsonl`);
+      const key = fileKey(path);
+      const hit = stepSummaryCache.get(path);
+      if (hit?.key === key) return hit.summary;
+      const rows = readTrajectories(dir, set).map(episodeRow);
+      const mean = (f: (r: EpisodeRow) => number) =>
+        rows.reduce((n, r) => n + f(r), 0) / Math.max(1, rows.length);
+      const terminations: Record<string, number> = {};
+      for (const r of rows) terminations[r.termination] = (terminations[r.termination] ?? 0) + 1;
+      const summary = {
+        step: Number(set.slice('rollouts/step-'.length)),
+        episodes: rows.length,
+        terminations,
+        llmMs: mean((r) => r.llmMs),
+        sandboxMs: mean((r) => r.sandboxMs),
+        gradeMs: mean((r) => r.gradeMs),
+      };
+      stepSummaryCache.set(path, { key, summary });
+      return summary;
+    });
+}

@@ -78,6 +78,17 @@ test('held-out rate per validation with its Wilson 95% interval', async () => {
   assert.ok(Math.abs(w.low - 0.2189) < 1e-3 && Math.abs(w.high - 0.3958) < 1e-3, JSON.stringify(w));
 });
 
+test('per step: termination reasons and mean time in the LLM, the sandbox and grading', async () => {
+  const { steps } = await json('/api/steps?run=exp%2Ftrain-a');
+  assert.equal(steps.length, 1);
+  assert.equal(steps[0].step, 1);
+  assert.equal(steps[0].episodes, 70);
+  assert.equal(steps[0].terminations.submitted + steps[0].terminations.error, 70);
+  assert.ok(steps[0].terminations.error > 0);
+  assert.equal(steps[0].gradeMs, 7);
+  assert.ok(steps[0].llmMs >= 10 && steps[0].llmMs <= 50);
+});
+
 test('metrics and episode sets of a run', async () => {
   const { metrics } = await json('/api/metrics?run=exp%2Ftrain-a');
   assert.deepEqual(

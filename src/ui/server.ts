@@ -17,6 +17,7 @@ import {
   readTrajectories,
   runId,
   runInfo,
+  summarizeSteps,
 } from './run-dir.ts';
 
 export interface UiServerOptions {
@@ -123,6 +124,8 @@ function api(root: string, url: URL): unknown {
       return { metrics: readMetrics(dir) };
     case '/api/heldout':
       return { heldOut: heldOut(dir) };
+    case '/api/steps':
+      return { steps: summarizeSteps(dir) };
     case '/api/sets':
       return { sets: episodeSets(dir) };
     case '/api/episodes':

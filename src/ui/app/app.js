@@ -201,6 +201,11 @@ async function runPage(run) {
     api('sets', { run }),
     api('heldout', { run }),
   ]);
+  // Summarizing every step's episodes reads them all the first time: the curves do not wait for it.
+  const stepsBox = h('div');
+  api('steps', { run })
+    .then(({ steps }) => steps.length && stepsBox.replaceChildren(stepsView(steps)))
+    .catch((e) => stepsBox.replaceChildren(h('p', { class: 'fail' }, `episodes per step: ${e.message}`)));
   const charts = h('div', { class: 'charts' });
   const draw = () => {
     charts.replaceChildren();
@@ -242,6 +247,7 @@ async function runPage(run) {
       sets.map((s) => h('li', {}, h('a', { href: route('episodes', run, s) }, s))),
     ),
     heldOut.length ? heldOutView(heldOut) : '',
+    stepsBox,
     h('h2', {}, 'curves'),
     h('div', { class: 'controls' }, 'x axis', axis),
     metrics.length ? charts : h('p', {}, 'no metrics.jsonl (an evaluation run has none)'),
@@ -310,6 +316,33 @@ function heldOutView(points) {
             h('td', {}, `${pct(p.low)}–${pct(p.high)}`),
           ),
         ),
+      ),
+    ),
+  );
+}
+
+/** From each RL step's episodes: termination reasons, and where an episode's time went. */
+function stepsView(steps) {
+  const xs = steps.map((s) => s.step);
+  const reasons = [...new Set(steps.flatMap((s) => Object.keys(s.terminations)))].sort();
+  return h(
+    'div',
+    {},
+    h('h2', {}, 'episodes per step'),
+    h(
+      'div',
+      { class: 'charts' },
+      chart(
+        'terminations',
+        xs,
+        reasons.map((r) => steps.map((s) => s.terminations[r] ?? 0)),
+        reasons,
+      ),
+      chart(
+        'episode time (ms): LLM / sandbox / tests',
+        xs,
+        ['llmMs', 'sandboxMs', 'gradeMs'].map((k) => steps.map((s) => s[k])),
+        ['LLM', 'sandbox', 'tests'],
       ),
     ),
   );
