@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Trajectory } from '../agent/types.ts';
 import {
   type EpisodeFilter,
@@ -38,7 +39,7 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
-const APP_DIR = new URL('./app/', import.meta.url).pathname;
+const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url));
 const UPLOT_DIR = dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'));
 
 /** The app's files: a fixed table, so no request path is ever joined onto the file system. */
