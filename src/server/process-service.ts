@@ -143,9 +143,10 @@ function ptySize(value: unknown): { cols: number; rows: number } {
  * the asked size, copies our input to it and its output to us, and exits as the command does.
  */
 function ptyArgv(argv: string[], size: { cols: number; rows: number }, ttyFile: string): string[] {
-  // The terminal's name goes to ttyFile, for resizes (Update).
+  // The terminal's name goes to ttyFile, for resizes (Update), after the first size is set: a resize
+  // waits for the name, so it cannot be undone by the first size.
   const command =
-    `tty > ${ttyFile}; stty cols ${size.cols} rows ${size.rows} 2>/dev/null; ` +
+    `stty cols ${size.cols} rows ${size.rows} 2>/dev/null; tty > ${ttyFile}; ` +
     `exec ${argv.map(shellQuote).join(' ')}`;
   return ['script', '-q', '-f', '-e', '-c', command, '/dev/null'];
 }
