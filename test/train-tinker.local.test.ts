@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { CLI, microData, smallMainArgs } from './train-support.ts';
 
@@ -25,9 +25,11 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env) {
   return { child, exit, out: () => stdout, err: () => stderr };
 }
 
-/** `sandgym engine serve` in its default mode, or with `--compat <compat>`. */
-async function serve(compat: string | undefined) {
-  const weights = await mkdtemp(join(tmpdir(), 'sg-engine-weights-'));
+type Server = Awaited<ReturnType<typeof serve>>;
+
+/** `sandgym engine serve` in its default mode, or with `--compat <compat>`; a new weights dir by default. */
+async function serve(compat: string | undefined, weightsDir?: string) {
+  const weights = weightsDir ?? (await mkdtemp(join(tmpdir(), 'sg-engine-weights-')));
   const server = run([
     CLI,
     'engine',
@@ -53,11 +55,19 @@ async function serve(compat: string | undefined) {
       reject(new Error(`engine serve exited (${code}): ${server.err()}`));
     });
   });
-  const stop = () => {
-    server.child.kill('SIGTERM');
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') => {
+    server.child.kill(signal);
     return server.exit;
   };
-  return { url, weights, stop };
+  return { url, weights, stop, restart: () => serve(compat, weights) };
+}
+
+/** Every file under `dir` (relative path → bytes). */
+function snapshot(dir: string): Map<string, Buffer> {
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  return new Map(
+    files.map((e) => [join(relative(dir, e.parentPath), e.name), readFileSync(join(e.parentPath, e.name))]),
+  );
 }
 
 /** The tinker:// path each local checkpoint points to. */
@@ -90,11 +100,12 @@ const ARGS = [
  * grad_clip_norm, which the run says at the start.
  */
 const MODES = [
-  { compat: undefined, args: [], dropsGradClip: false },
+  { compat: undefined, args: [], dropsGradClip: false, serverDies: true },
   {
     compat: 'skyrl',
     args: ['engine.tinker.tokenizer=sandgym/reference-byte', 'engine.tinker.max_context_tokens=1024'],
     dropsGradClip: true,
+    serverDies: false,
   },
 ];
 
@@ -105,23 +116,28 @@ describe('sandgym main with trainer.engine=tinker against sandgym engine serve, 
   concurrency: true,
 }, () => {
   for (const mode of MODES) {
-    it(`${mode.compat ? `--compat ${mode.compat}` : 'default mode'}: trains with the KL penalty, survives kill -9, resumes from its last checkpoint, and prunes on the server`, async () => {
-      const server = await serve(mode.compat);
+    const name = mode.compat ? `--compat ${mode.compat}` : 'default mode';
+    const dies = mode.serverDies
+      ? ', then a server killed mid-step stops it clearly and a rerun continues'
+      : '';
+    it(`${name}: trains with the KL penalty, survives kill -9, resumes from its last checkpoint${dies}, and prunes on the server`, async () => {
+      const servers = { current: await serve(mode.compat) };
       try {
-        await killResumeTrain(server, [...ARGS, ...mode.args], mode.dropsGradClip);
+        await killResumeTrain(servers, [...ARGS, ...mode.args], mode);
       } finally {
-        await server.stop();
+        await servers.current.stop();
       }
     });
   }
 });
 
 async function killResumeTrain(
-  server: { url: string; weights: string },
+  servers: { current: Server },
   overrides: string[],
-  dropsGradClip: boolean,
+  { dropsGradClip, serverDies }: { dropsGradClip: boolean; serverDies: boolean },
 ): Promise<void> {
-  const env = { ...process.env, TINKER_BASE_URL: server.url };
+  let server = servers.current;
+  let env = { ...process.env, TINKER_BASE_URL: server.url };
   const runDir = await mkdtemp(join(tmpdir(), 'sg-train-tinker-'));
   const data = await microData(4, 2);
   const args = smallMainArgs(runDir, data, overrides);
@@ -140,6 +156,34 @@ async function killResumeTrain(
   if (dropsGradClip) {
     assert.match(first.err(), /ignores grad_clip_norm/, 'SkyRL drops gradient clipping: said at the start');
   } else assert.doesNotMatch(first.err(), /ignores grad_clip_norm/);
+
+  if (serverDies) {
+    // The server dies (kill -9) once the rerun has resumed and started step 2: the run stops with an
+    // error that names the server, and loses nothing it had written.
+    const before = snapshot(runDir);
+    const broken = run(args, env);
+    const watchRun = setInterval(() => {
+      if (/resumed from .*rl-000001/.test(broken.err())) {
+        clearInterval(watchRun);
+        void server.stop('SIGKILL');
+      }
+    }, 20);
+    const stopped = await broken.exit;
+    clearInterval(watchRun);
+    assert.notEqual(stopped.code, 0, broken.err());
+    assert.equal(stopped.signal, null);
+    assert.match(broken.err(), new RegExp(`cannot reach the Tinker API at ${server.url}`));
+    const after = snapshot(runDir);
+    for (const [file, bytes] of before) {
+      // Logs only grow; everything else is as it was.
+      if (/\.(jsonl|log)$/.test(file))
+        assert.ok(after.get(file)?.subarray(0, bytes.length).equals(bytes), file);
+      else assert.ok(after.get(file)?.equals(bytes), `${file} changed`);
+    }
+    // The server comes back on the same weights (another port); the rerun continues from step 1.
+    server = servers.current = await server.restart();
+    env = { ...process.env, TINKER_BASE_URL: server.url };
+  }
 
   const rerun = run(args, env);
   const { code } = await rerun.exit;

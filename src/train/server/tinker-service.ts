@@ -66,6 +66,8 @@ export class TinkerService {
   private readonly sessions: SessionRegistry;
   private readonly models = new Map<string, ServedModel>();
   private readonly samplingSessions = new Map<string, { modelId: string; key: string }>();
+  /** Sampler weights of models no longer loaded (a run killed, the server restarted), by model id. */
+  private readonly savedSamplers = new Map<string, ServedModel>();
   /** The reference models' chat template (their byte tokenizer's), per set of template variables. */
   private readonly templates = new Map<string, Promise<ChatTemplate>>();
   readonly post: Record<string, Handler>;
@@ -407,7 +409,7 @@ export class TinkerService {
     this.sessions.touch(req.session_id);
     if (!req.model_path) throw baseModelSampling('create_sampling_session');
     const ref = parseTinkerPath(req.model_path, 'sampler_weights');
-    this.model(ref.modelId);
+    this.samplerModel(ref.modelId);
     const id = `sampling_${randomUUID().slice(0, 8)}`;
     this.samplingSessions.set(id, { modelId: ref.modelId, key: ref.name });
     return { type: 'create_sampling_session', sampling_session_id: id };
@@ -422,7 +424,7 @@ export class TinkerService {
       );
     }
     const source = this.samplerSource(req);
-    const model = this.model(source.modelId);
+    const model = this.samplerModel(source.modelId);
     const prompt = req.prompt.chunks.flatMap((c) => c.tokens);
     const { stop, seed, ...rest } = req.sampling_params;
     const params = { ...rest, ...(stop ? { stop } : {}), ...(seed != null ? { seed } : {}) };
@@ -445,7 +447,7 @@ export class TinkerService {
         ? { model_path: request.model }
         : { sampling_session_id: request.model },
     );
-    const model = this.model(source.modelId);
+    const model = this.samplerModel(source.modelId);
     const sampled = await model.queue.run(undefined, () =>
       model.sample(source.key, prompt, params, request.n),
     );
@@ -490,7 +492,7 @@ export class TinkerService {
         ? { model_path: model }
         : { sampling_session_id: String(model) },
     );
-    const served = this.model(source.modelId);
+    const served = this.samplerModel(source.modelId);
     const sampled = await served.queue.run(undefined, () => served.sample(source.key, prompt, params, 1));
     return chatCompletionResponse(request, chat, prompt, sampled);
   }
@@ -539,10 +541,40 @@ export class TinkerService {
     return model;
   }
 
+  /**
+   * The model whose sampler weights a sampling request names. Saved sampler weights outlive their
+   * model, as on hosted Tinker: a resumed run's KL reference names weights its killed predecessor
+   * saved, on a model whose session has expired or on a server since restarted. Those are served from
+   * disk by a sampling-only model.
+   */
+  private samplerModel(modelId: string): ServedModel {
+    const loaded = this.models.get(modelId);
+    if (loaded && !loaded.unloading) return this.model(modelId);
+    const dir = join(this.options.weightsDir, modelId);
+    let saved = this.savedSamplers.get(modelId);
+    if (!saved && existsSync(join(dir, 'sampler_weights'))) {
+      saved = new ServedModel({
+        modelId,
+        sessionId: '',
+        baseModel: this.modelName,
+        loraConfig: null,
+        dir,
+        engine: this.newEngine(0, undefined),
+        createSamplerEngine: () => this.newEngine(0, undefined),
+        gapTimeoutMs: this.options.seqGapTimeoutMs ?? 30_000,
+      });
+      this.savedSamplers.set(modelId, saved);
+    }
+    return saved ?? this.model(modelId);
+  }
+
   /** Unloads every model and stops the session sweeper. */
   async close(): Promise<void> {
     this.sessions.close();
-    await Promise.all([...this.models.keys()].map((id) => this.unload(id)));
+    await Promise.all([
+      ...[...this.models.keys()].map((id) => this.unload(id)),
+      ...[...this.savedSamplers.values()].map((m) => m.close()),
+    ]);
   }
 }
 

@@ -444,3 +444,23 @@ test('the KL reference as the Tinker cookbook scores it: a sampler on saved weig
   await engine.saveState(plain, { name: 'plain' });
   assert.equal(await engine.samplingPolicy(plain), undefined);
 });
+
+test('saved sampler weights outlive their model: after a server restart on the same weights, the KL reference still scores', async (t) => {
+  const { client, dir, server } = await startServer(t, { seed: 9 });
+  const engine = await TinkerEngine.create({ ...client, seed: 9 });
+  t.after(() => engine.close());
+  const tok = engine.getTokenizer();
+  const data = ['x: 12<|im_end|>', 'y: 345<|im_end|>'].map((s) => sequenceDatum(tok.encode(s)));
+  await engine.forwardBackward(data, 'cross_entropy');
+  await engine.optimStep({ learning_rate: 1e-2 });
+  const saved = join(dir, 'run', 'reference-policy');
+  await engine.saveState(saved, { name: 'reference-policy', forSampling: true });
+  const before = await (await engine.samplingPolicy(saved))!.forward(data, 'cross_entropy');
+  // The run is killed (no unload) and the server restarts: the model is gone, its files are not.
+  await server.close();
+  const restarted = await startServer(t, { seed: 9, weightsDir: join(dir, 'weights') });
+  const resumed = await TinkerEngine.create({ ...restarted.client, seed: 9 });
+  t.after(() => resumed.close());
+  const after = await (await resumed.samplingPolicy(saved))!.forward(data, 'cross_entropy');
+  assert.deepEqual(after, before);
+});
