@@ -56,8 +56,9 @@ import type { TinkerEngineOptions } from './tinker-engine-options.ts';
 import { TinkerHttp } from './tinker-http.ts';
 
 /**
- * Sampling requests in flight at once by default: the Tinker SDK's sample dispatch semaphore
- * (`asyncio.Semaphore(400)` in its InternalClientHolder).
+ * Sampling requests in flight at once by default: the Tinker SDK's number (`asyncio.Semaphore(400)` in
+ * its InternalClientHolder). The SDK holds a slot only while posting; here it is held until the result,
+ * so a server never has more than this many of one run's samples queued.
  */
 const MAX_CONCURRENT_SAMPLES = 400;
 
@@ -103,7 +104,7 @@ export class TinkerEngine implements TrainingEngine {
   private cannotDelete = false;
   /** Datums and bytes per forward_backward request, from client/config (the SDK's defaults). */
   private chunkLimits = CHUNK_DEFAULTS;
-  /** Sampling requests in flight (post and result), as the SDK's sample dispatch semaphore. */
+  /** Sampling requests in flight, each from its post to its result. */
   private readonly sampling: Semaphore;
 
   private constructor(private readonly options: TinkerEngineOptions) {
