@@ -128,6 +128,8 @@ if (process.env.BENCH_TINKER_SKIP_TRAIN !== '1') {
   if (!skyrlOk || !defaultOk) console.log(test.stdout.slice(-3000));
 }
 
+// Each round's back-to-back pair: how much the host's state (other processes) moves the ratio.
+const pairRatios = times.sequential.map((t, i) => t / times.pipelined[i]!);
 const result = {
   round_trip_ms: ROUND_TRIP_MS,
   roundtrips_per_step: median(roundTrips),
@@ -135,6 +137,9 @@ const result = {
   step_s_sequential: Number(median(times.sequential).toFixed(3)),
   step_s_in_process: Number(median(times.local).toFixed(3)),
   ratio_sequential_over_pipelined: Number((median(times.sequential) / median(times.pipelined)).toFixed(2)),
+  ratio_sequential_over_pipelined_range: [Math.min(...pairRatios), Math.max(...pairRatios)].map((r) =>
+    Number(r.toFixed(2)),
+  ),
   ratio_pipelined_over_in_process: Number((median(times.pipelined) / median(times.local)).toFixed(2)),
   skyrl_mode_train_ok: skyrlOk,
   default_mode_train_ok: defaultOk,
