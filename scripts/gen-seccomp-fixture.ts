@@ -6,6 +6,7 @@
  *   node --import tsx scripts/gen-seccomp-fixture.ts DEFAULT_JSON COMMIT > src/sandbox/local/fixtures/docker-default-seccomp.json
  */
 import { readFileSync } from 'node:fs';
+import { DOCKER_CAPS } from '../src/sandbox/local/launch-init.ts';
 
 interface Entry {
   names: string[];
@@ -16,23 +17,6 @@ interface Entry {
   excludes?: { caps?: string[]; arches?: string[] };
 }
 
-/** Docker's default capabilities (moby daemon/pkg/oci/caps/defaults.go). */
-const CAPS = [
-  'CAP_CHOWN',
-  'CAP_DAC_OVERRIDE',
-  'CAP_FSETID',
-  'CAP_FOWNER',
-  'CAP_MKNOD',
-  'CAP_NET_RAW',
-  'CAP_SETGID',
-  'CAP_SETUID',
-  'CAP_SETFCAP',
-  'CAP_SETPCAP',
-  'CAP_NET_BIND_SERVICE',
-  'CAP_SYS_CHROOT',
-  'CAP_KILL',
-  'CAP_AUDIT_WRITE',
-];
 const ARCH = 'amd64';
 
 const [path, commit] = process.argv.slice(2);
@@ -40,9 +24,9 @@ if (!path || !commit) throw new Error('usage: gen-seccomp-fixture.ts DEFAULT_JSO
 const profile = JSON.parse(readFileSync(path, 'utf8')) as { defaultErrnoRet: number; syscalls: Entry[] };
 
 const applies = (e: Entry) =>
-  (e.includes?.caps ?? []).every((c) => CAPS.includes(c)) &&
+  (e.includes?.caps ?? []).every((c) => (DOCKER_CAPS as readonly string[]).includes(c)) &&
   (e.includes?.arches === undefined || e.includes.arches.includes(ARCH)) &&
-  !(e.excludes?.caps ?? []).some((c) => CAPS.includes(c)) &&
+  !(e.excludes?.caps ?? []).some((c) => (DOCKER_CAPS as readonly string[]).includes(c)) &&
   !(e.excludes?.arches ?? []).includes(ARCH);
 
 const allow = new Set<string>();
@@ -62,7 +46,7 @@ const ruled = new Set([...allow, ...argRules.map((r) => r.name), ...errno.map((r
 const fixture = {
   source: `moby/profiles seccomp/default.json at ${commit}`,
   arch: 'x86_64',
-  caps: CAPS,
+  caps: DOCKER_CAPS,
   defaultErrno: profile.defaultErrnoRet,
   allow: [...allow].sort(),
   argRules,

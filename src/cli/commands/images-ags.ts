@@ -12,6 +12,7 @@ import {
 } from '../../sandbox/ags/index.ts';
 import { resolveHome } from '../../sandbox/images/index.ts';
 import { createProgress } from '../progress.ts';
+import { formatTable } from '../table.ts';
 import { loadDatasets } from './datasets.ts';
 
 interface SyncFlags {
@@ -81,18 +82,6 @@ export function formatSyncTable(results: readonly SyncResult[]): string {
     ['IMAGE', 'TOOL', 'TOOL ID', 'ACTION'],
     ...results.map((r) => [r.image, r.toolName, r.toolId ?? '-', r.action]),
   ]);
-}
-
-function formatTable(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, c) => cell.padEnd(widths[c]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 /** `images list --provider ags`: the tools sandgym made, by image. */

@@ -10,6 +10,7 @@ import {
   resolveHome,
 } from '../../sandbox/images/index.ts';
 import { layersInUse } from '../../sandbox/local/sandbox-dirs.ts';
+import { formatTable } from '../table.ts';
 import { listAgsTools, registerImagesSyncCommand } from './images-ags.ts';
 
 function formatBytes(n: number): string {
@@ -20,18 +21,6 @@ function formatBytes(n: number): string {
     i++;
   }
   return `${i === 0 ? n : n.toFixed(n < 10 ? 1 : 0)} ${units[i]}`;
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, c) => cell.padEnd(widths[c]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 async function listImages(): Promise<void> {
@@ -61,7 +50,7 @@ async function listImages(): Promise<void> {
       inDocker,
     ]);
   }
-  process.stdout.write(`${table(rows)}\n`);
+  process.stdout.write(`${formatTable(rows)}\n`);
   if (!docker) process.stdout.write('(no Docker engine answered: IN DOCKER unknown)\n');
 }
 
