@@ -12,7 +12,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 #    path, and its seccomp filter), e2fsprogs (each local sandbox's disk image), passt and nftables
 #    (network for local sandboxes that ask for it: pasta's user-mode NAT, and the firewall that keeps it
 #    off the host and private ranges), debootstrap (base images), Docker (docker provider), Chromium
-#    (the `sandgym ui` page's browser test, driven by playwright-core).
+#    (the `sandgym ui` page's browser test, driven by playwright-core), docker-registry (the registry the
+#    image push of `images sync --registry` is tested against, on loopback).
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v debootstrap >/dev/null || need+=(debootstrap)
@@ -24,6 +25,7 @@ command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
 command -v pasta >/dev/null || need+=(passt)
 command -v nft >/dev/null || need+=(nftables)
 command -v chromium >/dev/null || need+=(chromium)
+command -v docker-registry >/dev/null || need+=(docker-registry)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive

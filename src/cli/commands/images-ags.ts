@@ -1,5 +1,7 @@
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import Docker from 'dockerode';
 import { ConfigError } from '../../errors.ts';
 import {
   AgsClient,
@@ -10,6 +12,7 @@ import {
   syncTools,
   TAG_DATASET,
 } from '../../sandbox/ags/index.ts';
+import { ensureInRegistry, parseRegistry } from '../../sandbox/docker/push-image.ts';
 import { resolveHome } from '../../sandbox/images/index.ts';
 import { createProgress } from '../progress.ts';
 import { formatTable } from '../table.ts';
@@ -23,6 +26,7 @@ interface SyncFlags {
   jobs: string;
   map?: string;
   skipInvalid?: boolean;
+  registry?: string;
 }
 
 export function registerImagesSyncCommand(images: Command): void {
@@ -42,12 +46,18 @@ export function registerImagesSyncCommand(images: Command): void {
       '--map <file>',
       'the image → tool map to write (default <SANDGYM_HOME>/ags/<region>/tool_mapping.json)',
     )
+    .option(
+      '--registry <host[:port]/namespace>',
+      'push images the Docker engine has only locally there (credentials from the Docker config) and ' +
+        'make their tools pull that copy',
+    )
     .option('--skip-invalid', 'skip dataset rows that fail the schema instead of stopping')
     .action(async (f: SyncFlags) => {
       if (f.provider !== 'ags') throw new ConfigError(`images sync has provider ags, not "${f.provider}"`);
       const jobs = Number(f.jobs);
       if (!Number.isSafeInteger(jobs) || jobs < 1)
         throw new ConfigError(`--jobs must be a positive integer, got "${f.jobs}"`);
+      const registry = f.registry === undefined ? undefined : parseRegistry(f.registry);
       const settings = agsSettingsFromEnv(process.env, f.region);
       const tasks = await loadDatasets(f.dataset, { skipInvalid: f.skipInvalid ?? false });
       const images = [...new Set(tasks.map((t) => t.image))];
@@ -64,6 +74,7 @@ export function registerImagesSyncCommand(images: Command): void {
         jobs,
         dryRun: f.dryRun ?? false,
         onResult: (r) => progress.tick({ [r.action]: r.image }),
+        ...(registry && { prepareImage: pushInto(registry) }),
       }).finally(() => progress.stop());
       process.stdout.write(`${formatSyncTable(results)}\n`);
       const count = (a: SyncResult['action']) => results.filter((r) => r.action === a).length;
@@ -77,10 +88,17 @@ export function registerImagesSyncCommand(images: Command): void {
     });
 }
 
+/** Pushes an image the engine has only locally into `registry`; resolves the reference AGS pulls. */
+function pushInto(registry: string): (image: string) => Promise<string> {
+  const docker = new Docker();
+  const configPath = join(process.env.DOCKER_CONFIG ?? join(homedir(), '.docker'), 'config.json');
+  return async (image) => (await ensureInRegistry(docker, image, registry, configPath)).ref;
+}
+
 export function formatSyncTable(results: readonly SyncResult[]): string {
   return formatTable([
-    ['IMAGE', 'TOOL', 'TOOL ID', 'ACTION'],
-    ...results.map((r) => [r.image, r.toolName, r.toolId ?? '-', r.action]),
+    ['IMAGE', 'TOOL', 'TOOL ID', 'ACTION', 'PULLED AS'],
+    ...results.map((r) => [r.image, r.toolName, r.toolId ?? '-', r.action, r.pulledAs ?? '-']),
   ]);
 }
 

@@ -22,6 +22,8 @@ export interface SyncResult {
   toolName: string;
   toolId: string | undefined;
   action: 'reused' | 'created' | 'would create';
+  /** The reference the new tool pulls, when it is not the image itself (its copy in `--registry`). */
+  pulledAs?: string;
 }
 
 export interface SyncOptions {
@@ -37,6 +39,8 @@ export interface SyncOptions {
   /** Sandbox lifetime when a start names none. */
   defaultTimeout?: string;
   onResult?: (r: SyncResult) => void;
+  /** Makes an image pullable by AGS before its tool is created (a push to a registry); resolves the ref to use. */
+  prepareImage?: (image: string) => Promise<string>;
 }
 
 /**
@@ -87,6 +91,7 @@ export async function syncTools(o: SyncOptions): Promise<SyncResult[]> {
     if (found)
       return record({ image, toolName: found.ToolName ?? toolName, toolId: found.ToolId, action: 'reused' });
     if (o.dryRun) return record({ image, toolName, toolId: undefined, action: 'would create' });
+    const ref = o.prepareImage ? await o.prepareImage(image) : image;
     const { ToolId } = await o.api.call<{ ToolId: string }>('CreateSandboxTool', {
       ToolName: toolName,
       ToolType: 'custom',
@@ -99,9 +104,15 @@ export async function syncTools(o: SyncOptions): Promise<SyncResult[]> {
         { Key: TAG_DATASET, Value: o.dataset },
       ],
       ClientToken: clientTokenFor(image),
-      CustomConfiguration: { Image: image, ImageRegistryType: 'custom' },
+      CustomConfiguration: { Image: ref, ImageRegistryType: 'custom' },
     });
-    return record({ image, toolName, toolId: ToolId, action: 'created' });
+    return record({
+      image,
+      toolName,
+      toolId: ToolId,
+      action: 'created',
+      ...(ref !== image && { pulledAs: ref }),
+    });
   };
   try {
     await pool(images, Math.max(1, o.jobs ?? 4), one);
