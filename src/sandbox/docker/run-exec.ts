@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxError } from '../../errors.ts';
 import { floodNotice, OutputCapture } from '../output-capture.ts';
 import type { ExecResult } from '../types.ts';
@@ -29,6 +30,38 @@ const CLOSE_GRACE_MS = 3000;
  * reason. Throws only when the sandbox is closed or died.
  */
 export async function runExec(target: ExecTarget, request: ExecRequest): Promise<ExecResult> {
+  // Stdin that is a stream cannot be given twice; a start failure then stays the command's result.
+  const attempts = isReadable(request.stdin) ? 1 : START_ATTEMPTS;
+  for (let attempt = 1; ; attempt++) {
+    const result = await runExecOnce(target, request);
+    if (attempt >= attempts || !engineCouldNotStart(result)) return result;
+    await sleep(100 * 2 ** attempt);
+  }
+}
+
+const START_ATTEMPTS = 4;
+
+/**
+ * The engine's runtime failed to start the command's process (it never ran): with a sandbox at its
+ * process limit (a fork bomb left in the background), runc's exec helper intermittently dies before
+ * the command starts and the engine reports exit 126 with this message. That is not the command's
+ * result; trying again is. "executable file not found" and the like are results, and are not matched.
+ */
+export function engineCouldNotStart(r: ExecResult): boolean {
+  return (
+    r.exitCode === 126 &&
+    r.stdout === '' &&
+    /^OCI runtime exec failed: .*(read init-p|connection reset by peer|resource temporarily unavailable)/.test(
+      r.stderr,
+    )
+  );
+}
+
+function isReadable(stdin: ExecRequest['stdin']): stdin is Readable {
+  return typeof stdin === 'object' && stdin !== null && 'pipe' in stdin;
+}
+
+async function runExecOnce(target: ExecTarget, request: ExecRequest): Promise<ExecResult> {
   const started = performance.now();
   const marker = newExecMarker();
   const capture = new OutputCapture(request.maxOutputBytes);
