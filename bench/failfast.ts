@@ -12,7 +12,7 @@ import { join } from 'node:path';
 const ROUNDS = 5;
 const ROOT = join(import.meta.dirname, '..');
 const MICRO = join(ROOT, 'configs', 'micro.yaml');
-const RUNNER = join(import.meta.dirname, 'cli-cpu.ts');
+const RUNNER = join(import.meta.dirname, 'support', 'cli-cpu.ts');
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -4,4 +4,4 @@ process.on('exit', () => {
   process.stderr.write(`\ncpu_us ${u.user + u.system}\n`);
 });
 process.argv = [process.argv[0]!, 'sandgym', ...process.argv.slice(2)];
-await import('../src/cli/main.ts');
+await import('../../src/cli/main.ts');
