@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { ChatTemplate, HttpCompletionBackend, readModelFiles } from '../src/llm/index.ts';
 import { HfCausalLM, type HfModelConfig, type Tensor } from '../src/train/hf/index.ts';
 import { EngineServer } from '../src/train/server/index.ts';
+import { tinySamplerWeights } from '../src/train/tinker/test-support.ts';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -112,31 +113,7 @@ let endpointRatio = Number.NaN;
 let inProcessMs = Number.NaN;
 let endpointMs = Number.NaN;
 try {
-  const post = async (endpoint: string, body: unknown) =>
-    (await (
-      await fetch(`${server.url}/api/v1/${endpoint}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-    ).json()) as Record<string, unknown> & { request_id: string };
-  const retrieve = async (id: string) => {
-    for (;;) {
-      const answer = await post('retrieve_future', { request_id: id });
-      if (answer.type !== 'try_again') return answer;
-    }
-  };
-  const session = await post('create_session', { tags: [], user_metadata: {}, sdk_version: 'bench' });
-  const created = await post('create_model', {
-    session_id: session.session_id,
-    base_model: 'reference-tiny',
-  });
-  await retrieve(created.request_id);
-  const saved = await retrieve(
-    (await post('save_weights_for_sampler', { model_id: created.model_id, seq_id: 1, path: 'bench' }))
-      .request_id,
-  );
-  const modelPath = saved.path as string;
+  const modelPath = await tinySamplerWeights(server.url, 'bench');
   const prompt = Array.from({ length: 64 }, (_, i) => 40 + (i % 50));
   const params = { max_tokens: 64, seed: 1, temperature: 1 };
   const backend = new HttpCompletionBackend({

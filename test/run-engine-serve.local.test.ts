@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ASSETS_DIR } from '../src/train/reference/index.ts';
-import { startServer } from '../src/train/tinker/test-support.ts';
+import { startServer, tinySamplerWeights } from '../src/train/tinker/test-support.ts';
 
 const skip = process.getuid?.() === 0 ? false : 'the local provider needs root';
 const CLI = join(import.meta.dirname, '..', 'bin', 'sandgym.js');
@@ -19,30 +19,7 @@ test("sandgym run samples a reference-engine model through engine serve's /v1/co
   timeout: 300_000,
 }, async (t) => {
   const { server } = await startServer(t);
-  const post = async (endpoint: string, body: unknown) =>
-    (await (
-      await fetch(`${server.url}/api/v1/${endpoint}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-    ).json()) as Record<string, unknown> & { request_id: string };
-  const retrieve = async (id: string) => {
-    for (;;) {
-      const answer = await post('retrieve_future', { request_id: id });
-      if (answer.type !== 'try_again') return answer;
-    }
-  };
-  const session = await post('create_session', { tags: [], user_metadata: {}, sdk_version: 'test' });
-  const created = await post('create_model', {
-    session_id: session.session_id,
-    base_model: 'reference-tiny',
-  });
-  await retrieve(created.request_id);
-  const saved = await retrieve(
-    (await post('save_weights_for_sampler', { model_id: created.model_id, seq_id: 1, path: 'run' }))
-      .request_id,
-  );
+  const modelPath = await tinySamplerWeights(server.url, 'run');
   const out = mkdtempSync(join(tmpdir(), 'sg-run-engine-'));
   const args = [
     CLI,
@@ -54,7 +31,7 @@ test("sandgym run samples a reference-engine model through engine serve's /v1/co
     '--base-url',
     `${server.url}/v1`,
     '--model',
-    saved.path as string,
+    modelPath,
     '--tokenizer',
     ASSETS_DIR,
     '--max-steps',

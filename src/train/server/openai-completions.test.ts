@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpCompletionBackend, loadChatTemplate, OpenAIChatSampler, TokenSampler } from '../../llm/index.ts';
 import { ASSETS_DIR } from '../reference/index.ts';
-import { startServer } from '../tinker/test-support.ts';
+import { startServer, tinySamplerWeights } from '../tinker/test-support.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: raw JSON answers, read field by field in assertions
 type Json = any;
@@ -102,33 +102,10 @@ test('/v1/completions samples the saved weights as asample does, for the vLLM cl
 
 test("/v1/chat/completions renders with the served model's template, samples, and answers OpenAI's chat shape", async (t) => {
   const { server } = await startServer(t);
-  const post = async (endpoint: string, body: unknown) => {
-    const res = await fetch(`${server.url}/api/v1/${endpoint}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return (await res.json()) as Record<string, Json>;
-  };
-  const retrieve = async (requestId: string) => {
-    for (;;) {
-      const answer = await post('retrieve_future', { request_id: requestId });
-      if (answer.type !== 'try_again') return answer;
-    }
-  };
-  const session = await post('create_session', { tags: [], user_metadata: {}, sdk_version: 'test' });
-  const created = await post('create_model', {
-    session_id: session.session_id,
-    base_model: 'reference-tiny',
-  });
-  await retrieve(created.request_id);
-  const saved = await retrieve(
-    (await post('save_weights_for_sampler', { model_id: created.model_id, seq_id: 1, path: 'chat' }))
-      .request_id,
-  );
+  const modelPath = await tinySamplerWeights(server.url, 'chat');
   const sampler = new OpenAIChatSampler({
     baseUrl: `${server.url}/v1`,
-    model: saved.path,
+    model: modelPath,
     returnTokenIds: true,
     timeoutMs: 60_000,
     retry: { maxRetries: 0 },
@@ -152,7 +129,7 @@ test("/v1/chat/completions renders with the served model's template, samples, an
   const refused = await fetch(`${server.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: saved.path, messages, stream: true }),
+    body: JSON.stringify({ model: modelPath, messages, stream: true }),
   });
   assert.equal(refused.status, 400);
 });

@@ -36,3 +36,36 @@ export async function startServer(
 export function fixture(name: string): any {
   return JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8'));
 }
+
+/**
+ * For tests and benches: over `engine serve`'s Tinker API at `serverUrl`, a session makes a
+ * `reference-tiny` model and saves its weights for sampling under `name`; returns the tinker:// path that
+ * the OpenAI endpoints take as their model.
+ */
+export async function tinySamplerWeights(serverUrl: string, name: string): Promise<string> {
+  const post = async (endpoint: string, body: unknown) =>
+    (await (
+      await fetch(`${serverUrl}/api/v1/${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json()) as Record<string, unknown> & { request_id: string };
+  const retrieve = async (id: string) => {
+    for (;;) {
+      const answer = await post('retrieve_future', { request_id: id });
+      if (answer.type !== 'try_again') return answer;
+    }
+  };
+  const session = await post('create_session', { tags: [], user_metadata: {}, sdk_version: name });
+  const created = await post('create_model', {
+    session_id: session.session_id,
+    base_model: 'reference-tiny',
+  });
+  await retrieve(created.request_id);
+  const saved = await retrieve(
+    (await post('save_weights_for_sampler', { model_id: created.model_id, seq_id: 1, path: name }))
+      .request_id,
+  );
+  return saved.path as string;
+}
